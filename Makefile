@@ -1,0 +1,63 @@
+# iopsample: `make` builds build/iopsample, `make check` runs every test,
+# `make run` runs the bundled quickstart episode. Both install missing Debian
+# packages first when run as root.
+
+BUILD ?= build
+CC ?= cc
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -Icmd -Icollectors
+LDFLAGS ?=
+
+BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev pkg-config
+# what the tests run besides iopsample: Debian's python3 (/usr/bin/python3), strace, zstd
+TEST_PACKAGES := python3 strace zstd procps
+
+# Evaluated when a recipe runs, after the packages are installed.
+PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)
+PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd)
+
+SRCS := $(wildcard cmd/*.c collectors/*.c)
+OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+
+.PHONY: all check run deps test-deps clean
+all: $(BUILD)/iopsample
+
+$(BUILD)/.build-deps:
+	@tools/install-deps $(BUILD_PACKAGES)
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/.test-deps:
+	@tools/install-deps $(TEST_PACKAGES)
+	@mkdir -p $(@D) && touch $@
+
+deps: $(BUILD)/.build-deps
+test-deps: $(BUILD)/.test-deps
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(BUILD)/iopsample: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testing.h $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
+
+check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps
+	@tests/run $(BUILD)
+
+run: $(BUILD)/iopsample
+	$(BUILD)/iopsample run config/examples/quickstart.yaml --name quickstart-$$(date +%Y%m%d-%H%M%S)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(WORKLOADS:=.d)

@@ -1,0 +1,9 @@
+/* The subcommands: each gets argv from its own name on and returns the exit
+ * status. */
+#ifndef IOPSAMPLE_COMMANDS_H
+#define IOPSAMPLE_COMMANDS_H
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+#endif

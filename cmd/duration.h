@@ -1,0 +1,20 @@
+/* Durations as users write them ("100ms", "1.5s") and as iopsample prints them. */
+#ifndef IOPSAMPLE_DURATION_H
+#define IOPSAMPLE_DURATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NS_PER_US 1000LL
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+
+/* "<number><unit>", unit one of ns us ms s m h; the number may have a decimal
+ * fraction as long as the result is a whole number of nanoseconds. On error
+ * returns -EINVAL or -ERANGE and points *why at a phrase for the message. */
+int duration_parse(const char *s, int64_t *ns, const char **why);
+
+/* The shortest exact spelling: 60000000000 -> "1m", 1500000 -> "1500us". */
+void duration_format(int64_t ns, char *buf, size_t len);
+
+#endif

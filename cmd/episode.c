@@ -1,0 +1,116 @@
+/* The episode directory: created once, files created exclusively, the
+ * manifest replaced atomically. */
+#define _GNU_SOURCE
+#include "episode.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fdutil.h"
+
+static int mkdir_parents(char *path)
+{
+	/* each prefix in turn; an existing one is fine */
+	for (char *p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		int r = mkdir(path, 0755);
+		int err = errno;
+		*p = c;
+		if (r < 0 && err != EEXIST)
+			return -err;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+int episode_create_dir(struct episode *ep, struct errbuf *e)
+{
+	const char *out = ep->cfg->episode.output_dir;
+	char *parents = strdup(out);
+	if (!parents)
+		return errbuf_set(e, ENOMEM, "out of memory");
+	int r = mkdir_parents(parents);
+	free(parents);
+	if (r < 0)
+		return errbuf_set(e, r, "cannot create output directory %s: %s", out, strerror(-r));
+
+	if (asprintf(&ep->dir, "%s/%s", out, ep->cfg->episode.name) < 0)
+		return errbuf_set(e, ENOMEM, "out of memory");
+	/* mkdir is the atomic claim: if it exists, someone else's episode is
+	 * there and we leave without touching it. */
+	if (mkdir(ep->dir, 0755) < 0) {
+		if (errno == EEXIST)
+			return errbuf_set(e, EEXIST,
+					  "episode directory %s already exists; choose another name (--name) or remove it",
+					  ep->dir);
+		return errbuf_set(e, errno, "cannot create episode directory %s: %s", ep->dir,
+				  strerror(errno));
+	}
+	ep->dirfd = open(ep->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ep->dirfd < 0)
+		return errbuf_set(e, errno, "%s: %s", ep->dir, strerror(errno));
+	return 0;
+}
+
+int episode_create_file(const struct episode *ep, const char *name, struct errbuf *e)
+{
+	int fd = openat(ep->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errbuf_set(e, errno, "%s/%s: %s", ep->dir, name, strerror(errno));
+	return fd;
+}
+
+static int write_file(const struct episode *ep, int fd, const char *name, const void *data,
+		      size_t len, struct errbuf *e)
+{
+	int r = 0;
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0)
+		r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, name, strerror(errno));
+	if (close(fd) < 0 && r == 0)
+		r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, name, strerror(errno));
+	return r;
+}
+
+int episode_write_config(const struct episode *ep, struct errbuf *e)
+{
+	int fd = episode_create_file(ep, "episode.yaml", e);
+	if (fd < 0)
+		return fd;
+	return write_file(ep, fd, "episode.yaml", ep->cfg->text, ep->cfg->text_len, e);
+}
+
+int episode_write_manifest(const struct episode *ep, struct errbuf *e)
+{
+	static const char tmp[] = ".manifest.json.tmp";
+	json_t *m = manifest_json(ep);
+	char *text = json_dumps(m, JSON_INDENT(2));
+	json_decref(m);
+	if (!text)
+		return errbuf_set(e, ENOMEM, "out of memory");
+
+	int r;
+	int fd = openat(ep->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, tmp, strerror(errno));
+	} else {
+		size_t len = strlen(text);
+		text[len] = '\n'; /* the NUL's slot takes the final newline */
+		r = write_file(ep, fd, tmp, text, len + 1, e);
+	}
+	free(text);
+	if (r == 0 && renameat(ep->dirfd, tmp, ep->dirfd, "manifest.json") < 0)
+		r = errbuf_set(e, errno, "%s/manifest.json: %s", ep->dir, strerror(errno));
+	if (r == 0 && fsync(ep->dirfd) < 0)
+		r = errbuf_set(e, errno, "%s: %s", ep->dir, strerror(errno));
+	if (r < 0)
+		unlinkat(ep->dirfd, tmp, 0);
+	return r;
+}

@@ -1,0 +1,78 @@
+/* One episode's state, what its directory holds, and the manifest that
+ * reports it. The supervisor fills struct episode; this file turns it into
+ * files and never decides anything. */
+#ifndef IOPSAMPLE_EPISODE_H
+#define IOPSAMPLE_EPISODE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "log.h"
+
+#define IOPSAMPLE_VERSION "0.1.0"
+
+enum episode_status { EPISODE_RUNNING, EPISODE_COMPLETE, EPISODE_INTERRUPTED, EPISODE_FAILED };
+
+enum stop_reason {
+	STOP_NONE,
+	STOP_EXITED,
+	STOP_DURATION,
+	STOP_INTERRUPTED,
+	STOP_COLLECTOR_FAILED
+};
+
+enum source_status { SOURCE_STARTING, SOURCE_OK, SOURCE_UNAVAILABLE, SOURCE_FAILED };
+
+struct source_run {
+	const struct source_config *sc;
+	enum source_status status;
+	pid_t pid;     /* the sampler process, 0 once reaped */
+	int sock;      /* to the sampler, -1 once closed */
+	bool sampling; /* started, final row not yet reported */
+	char file[64]; /* "" when the source wrote no file */
+	int64_t rows;
+	uint64_t missed_ticks;
+	char error[512];
+	int err; /* errno of the failure, 0 if none */
+};
+
+struct episode {
+	const struct config *cfg;
+	char *dir; /* <output_dir>/<name> */
+	int dirfd;
+	enum episode_status status;
+	json_t *host;
+	json_t *warnings; /* strings */
+	int64_t origin_ns; /* CLOCK_MONOTONIC when the target was released; 0 before */
+	int64_t end_ns;
+	int64_t wall_start_ns, wall_end_ns;
+	struct {
+		pid_t pid;
+		bool exited;  /* its status below is known */
+		int code;     /* CLD_EXITED, CLD_KILLED or CLD_DUMPED */
+		int status;   /* exit status or signal */
+		int exec_errno;
+		int64_t end_ns;
+		enum stop_reason stop_reason;
+		int leftovers; /* processes of its tree alive when it exited */
+	} target;
+	struct source_run *src;
+	size_t nsrc;
+};
+
+/* Creates <output_dir>/<name> (and output_dir's missing parents). An existing
+ * directory is never touched: -EEXIST. */
+int episode_create_dir(struct episode *ep, struct errbuf *e);
+/* Creates a file in the episode directory; an existing one is an error. */
+int episode_create_file(const struct episode *ep, const char *name, struct errbuf *e);
+/* episode.yaml: the config file exactly as given. */
+int episode_write_config(const struct episode *ep, struct errbuf *e);
+/* manifest.json, replaced atomically (write, fsync, rename, fsync dir). */
+int episode_write_manifest(const struct episode *ep, struct errbuf *e);
+
+json_t *manifest_json(const struct episode *ep);
+
+#endif

@@ -1,0 +1,62 @@
+/* write_all, the keep-only-these-fds dance, parent-death signals. */
+#define _GNU_SOURCE
+#include "fdutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+ssize_t write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, p + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+int fd_keep_only(int *fds, size_t n)
+{
+	int first = 3;
+	int high = first + (int)n;
+	/* Park every fd above the target range first so the dup2s below cannot
+	 * clobber one that is still to be moved. */
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, high);
+		if (moved < 0)
+			return -errno;
+		fds[i] = moved;
+	}
+	int next = first;
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (dup3(fds[i], next, O_CLOEXEC) < 0)
+			return -errno;
+		fds[i] = next++;
+	}
+	if (close_range((unsigned)next, ~0U, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+bool die_with_parent(int sig, pid_t expected_parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, sig) < 0)
+		return false;
+	/* the parent may have died before prctl took effect */
+	return getppid() == expected_parent;
+}

@@ -1,0 +1,21 @@
+/* File descriptor chores shared by the supervisor and its child processes. */
+#ifndef IOPSAMPLE_FDUTIL_H
+#define IOPSAMPLE_FDUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* write(2) until everything is written; -1 with errno on failure. */
+ssize_t write_all(int fd, const void *buf, size_t len);
+
+/* In a freshly forked child: keep 0, 1, 2 and the fds listed (renumbered to
+ * 3, 4, ... in order and updated in place, all close-on-exec); close the rest,
+ * so no child holds another's pipes or sockets. Entries of -1 are skipped. */
+int fd_keep_only(int *fds, size_t n);
+
+/* In a freshly forked child: the parent's death sends sig to us. Returns
+ * false when the parent (expected_parent) is already gone. */
+bool die_with_parent(int sig, pid_t expected_parent);
+
+#endif

@@ -1,0 +1,159 @@
+/* JSON Lines writer, plain or zstd-streamed. */
+#include "jsonl_writer.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdutil.h"
+
+void jsonl_file_name(const char *source, enum compression comp, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.jsonl%s", source, comp == COMPRESSION_ZSTD ? ".zst" : "");
+}
+
+int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum compression comp,
+		      int level, struct errbuf *e)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->frame_start_ns = -1;
+	w->cap = 4096;
+	w->buf = malloc(w->cap);
+	if (!w->buf)
+		return errbuf_set(e, ENOMEM, "out of memory");
+	if (comp == COMPRESSION_ZSTD) {
+		w->zc = ZSTD_createCCtx();
+		w->zcap = ZSTD_CStreamOutSize();
+		w->zbuf = malloc(w->zcap);
+		if (!w->zc || !w->zbuf ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1))) {
+			jsonl_writer_close(w, NULL);
+			return errbuf_set(e, ENOMEM, "cannot set up zstd compression");
+		}
+	}
+	w->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		int err = errno;
+		jsonl_writer_close(w, NULL);
+		return errbuf_set(e, err, "%s: %s", name, strerror(err));
+	}
+	return 0;
+}
+
+/* Runs the compressor over in (possibly empty) with the given directive and
+ * writes out everything it produces. */
+static int zstd_push(struct jsonl_writer *w, const void *src, size_t len, ZSTD_EndDirective how,
+		     struct errbuf *e)
+{
+	ZSTD_inBuffer in = {src, len, 0};
+	size_t left;
+	do {
+		ZSTD_outBuffer out = {w->zbuf, w->zcap, 0};
+		left = ZSTD_compressStream2(w->zc, &out, &in, how);
+		if (ZSTD_isError(left))
+			return errbuf_set(e, EIO, "zstd: %s", ZSTD_getErrorName(left));
+		if (out.pos && write_all(w->fd, w->zbuf, out.pos) < 0)
+			return errbuf_set(e, errno, "write: %s", strerror(errno));
+	} while (left != 0 || in.pos < in.size);
+	return 0;
+}
+
+int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
+		       struct errbuf *e)
+{
+	size_t n;
+	/* json_dumpb says how long the text is even when it does not fit */
+	while ((n = json_dumpb(row, w->buf, w->cap - 1, JSON_COMPACT)) >= w->cap - 1) {
+		char *bigger = realloc(w->buf, n + 2);
+		if (!bigger)
+			return errbuf_set(e, ENOMEM, "out of memory");
+		w->buf = bigger;
+		w->cap = n + 2;
+	}
+	if (n == 0)
+		return errbuf_set(e, EINVAL, "row cannot be serialised");
+	w->buf[n++] = '\n';
+
+	if (!w->zc) {
+		if (write_all(w->fd, w->buf, n) < 0)
+			return errbuf_set(e, errno, "write: %s", strerror(errno));
+	} else {
+		if (w->frame_start_ns < 0)
+			w->frame_start_ns = now_ns;
+		bool end = now_ns - w->frame_start_ns >= JSONL_FRAME_NS;
+		int r = zstd_push(w, w->buf, n, end ? ZSTD_e_end : ZSTD_e_flush, e);
+		if (r < 0)
+			return r;
+		if (end)
+			w->frame_start_ns = -1;
+	}
+	w->rows++;
+	return 0;
+}
+
+int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e)
+{
+	int r = 0;
+	if (w->fd >= 0) {
+		if (w->zc && w->frame_start_ns >= 0)
+			r = zstd_push(w, NULL, 0, ZSTD_e_end, e);
+		if (r == 0 && fsync(w->fd) < 0 && errno != EINVAL)
+			r = errbuf_set(e, errno, "fsync: %s", strerror(errno));
+		if (close(w->fd) < 0 && r == 0)
+			r = errbuf_set(e, errno, "close: %s", strerror(errno));
+	}
+	ZSTD_freeCCtx(w->zc);
+	free(w->zbuf);
+	free(w->buf);
+	uint64_t rows = w->rows;
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->rows = rows;
+	return r;
+}
+
+static int64_t count_newlines(const char *p, size_t n)
+{
+	int64_t c = 0;
+	for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		c++;
+	return c;
+}
+
+int64_t jsonl_count_rows(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t len = strlen(name);
+	bool zst = len > 4 && !strcmp(name + len - 4, ".zst");
+	ZSTD_DCtx *dc = zst ? ZSTD_createDCtx() : NULL;
+	size_t incap = ZSTD_DStreamInSize(), outcap = ZSTD_DStreamOutSize();
+	char *in = malloc(incap), *out = malloc(outcap);
+	int64_t rows = 0;
+	ssize_t n;
+	bool damaged = !in || !out || (zst && !dc);
+	while (!damaged && (n = read(fd, in, incap)) > 0) {
+		if (!zst) {
+			rows += count_newlines(in, (size_t)n);
+			continue;
+		}
+		ZSTD_inBuffer ib = {in, (size_t)n, 0};
+		while (!damaged && ib.pos < ib.size) {
+			ZSTD_outBuffer ob = {out, outcap, 0};
+			damaged = ZSTD_isError(ZSTD_decompressStream(dc, &ob, &ib));
+			rows += count_newlines(out, ob.pos);
+		}
+	}
+	ZSTD_freeDCtx(dc);
+	free(in);
+	free(out);
+	close(fd);
+	return rows;
+}

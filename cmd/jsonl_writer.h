@@ -1,0 +1,46 @@
+/* Rows out to <source>.jsonl or <source>.jsonl.zst, flushed at every row.
+ *
+ * Plain files get each row in a single write(2), so a reader (tail -f) or a
+ * crash never sees half a row except when the disk itself fails. Compressed
+ * files flush the zstd stream at every row and end the frame once a second,
+ * so `zstd -dc` recovers every frame completed before a crash. */
+#ifndef IOPSAMPLE_JSONL_WRITER_H
+#define IOPSAMPLE_JSONL_WRITER_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "config.h"
+#include "log.h"
+
+#define JSONL_FRAME_NS NS_PER_S
+
+struct jsonl_writer {
+	int fd;
+	char *buf; /* one serialised row */
+	size_t cap;
+	ZSTD_CCtx *zc; /* NULL when not compressing */
+	char *zbuf;
+	size_t zcap;
+	int64_t frame_start_ns; /* -1: no frame open */
+	uint64_t rows;
+};
+
+/* The file name for a source: "proc_io.jsonl" or "proc_io.jsonl.zst". */
+void jsonl_file_name(const char *source, enum compression comp, char *buf, size_t len);
+
+/* Creates name in dirfd; an existing file is an error, never overwritten. */
+int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum compression comp,
+		      int level, struct errbuf *e);
+/* now_ns: CLOCK_MONOTONIC, decides when a zstd frame ends. */
+int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
+		       struct errbuf *e);
+/* Ends the stream, fsyncs and closes; only rows stays meaningful. */
+int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e);
+
+/* Complete rows (newline-terminated lines) in a file this writer produced,
+ * plain or compressed, up to the first damage: what survived a crash. */
+int64_t jsonl_count_rows(int dirfd, const char *name);
+
+#endif

@@ -1,0 +1,52 @@
+/* iopsample: the command dispatcher. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "commands.h"
+#include "episode.h"
+#include "log.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{"run", cmd_run,
+	 "run EPISODE.yaml [--output-dir DIR] [--name NAME] [--set KEY=VALUE]... [--quiet]"},
+	{"check", cmd_check,
+	 "check EPISODE.yaml [same options]   validate, print the resolved config, run nothing"},
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to, "usage: iopsample COMMAND ...\n\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(to, "  iopsample %s\n", commands[i].usage);
+	fprintf(to, "  iopsample --help | --version\n\nSee README.md for the config and the exit statuses.\n");
+}
+
+int main(int argc, char **argv)
+{
+	/* A closed stdout must not kill iopsample mid-episode: writes fail instead. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("iopsample %s\n", IOPSAMPLE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	log_error("unknown command \"%s\" (try iopsample --help)", argv[1]);
+	return EX_USAGE;
+}

@@ -1,0 +1,104 @@
+/* manifest.json from struct episode (CONTRACT §4). */
+#include <signal.h>
+#include <string.h>
+
+#include "episode.h"
+#include "signames.h"
+
+static const char *status_name(enum episode_status s)
+{
+	static const char *const names[] = {"running", "complete", "interrupted", "failed"};
+	return names[s];
+}
+
+static json_t *stop_reason(enum stop_reason r)
+{
+	static const char *const names[] = {NULL, "exited", "duration", "interrupted",
+					    "collector_failed"};
+	return r == STOP_NONE ? json_null() : json_string(names[r]);
+}
+
+static const char *source_status_name(enum source_status s)
+{
+	static const char *const names[] = {"starting", "ok", "unavailable", "failed"};
+	return names[s];
+}
+
+static json_t *int_or_null(bool known, int64_t v)
+{
+	return known ? json_integer(v) : json_null();
+}
+
+static json_t *target_json(const struct episode *ep)
+{
+	const struct config *cfg = ep->cfg;
+	bool attached = cfg->target.pid > 0;
+	bool exited = ep->target.exited && ep->target.code == CLD_EXITED;
+	bool killed = ep->target.exited && !exited;
+	char sig[32];
+
+	json_t *argv = json_null();
+	if (!attached) {
+		argv = json_array();
+		for (char **a = cfg->target.argv; *a; a++)
+			json_array_append_new(argv, json_string(*a));
+	}
+	json_t *t = json_pack("{s:o, s:b, s:o, s:o, s:o, s:b, s:o, s:i, s:o}", "argv", argv,
+			      "attached", attached, "pid",
+			      int_or_null(ep->target.pid > 0, ep->target.pid), "exit_code",
+			      int_or_null(exited, ep->target.status), "signal",
+			      killed ? json_string(signame(ep->target.status, sig, sizeof(sig)))
+				     : json_null(),
+			      "core_dumped", ep->target.exited && ep->target.code == CLD_DUMPED,
+			      "stop_reason", stop_reason(ep->target.stop_reason),
+			      "leftover_processes", ep->target.leftovers, "duration_ns",
+			      int_or_null(ep->target.end_ns > 0, ep->target.end_ns - ep->origin_ns));
+	json_object_set_new(t, "error",
+			    ep->target.exec_errno
+				    ? json_sprintf("cannot execute %s: %s", cfg->target.argv[0],
+						   strerror(ep->target.exec_errno))
+				    : json_null());
+	return t;
+}
+
+static json_t *sources_json(const struct episode *ep)
+{
+	json_t *all = json_object();
+	for (size_t i = 0; i < ep->nsrc; i++) {
+		const struct source_run *s = &ep->src[i];
+		json_t *o = json_pack(
+			"{s:s, s:o, s:I, s:I, s:b, s:b, s:I, s:o}", "status",
+			source_status_name(s->status), "file",
+			*s->file ? json_string(s->file) : json_null(), "rows", (json_int_t)s->rows,
+			"interval_ns", (json_int_t)s->sc->interval_ns, "available_in_deployment",
+			s->sc->available_in_deployment, "required", s->sc->required, "missed_ticks",
+			(json_int_t)s->missed_ticks, "error",
+			*s->error ? json_string(s->error) : json_null());
+		json_object_set_new(all, s->sc->ops->name, o);
+	}
+	return all;
+}
+
+json_t *manifest_json(const struct episode *ep)
+{
+	const struct config *cfg = ep->cfg;
+	bool started = ep->origin_ns > 0;
+	bool ended = ep->end_ns > 0;
+
+	json_t *overrides = json_array();
+	for (size_t i = 0; i < cfg->noverrides; i++)
+		json_array_append_new(overrides, json_string(cfg->overrides[i]));
+	json_t *labels = json_object();
+	for (size_t i = 0; i < cfg->episode.labels.n; i++)
+		json_object_set_new(labels, cfg->episode.labels.items[i].key,
+				    json_string(cfg->episode.labels.items[i].value));
+
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:O, s:o, s:o, s:o, s:o, s:o, s:O}",
+			 "episode", cfg->episode.name, "status", status_name(ep->status),
+			 "iopsample_version", IOPSAMPLE_VERSION, "config", config_to_json(cfg),
+			 "overrides", overrides, "labels", labels, "host", ep->host,
+			 "t_wall_start_ns", int_or_null(started, ep->wall_start_ns),
+			 "t_wall_end_ns", int_or_null(ended, ep->wall_end_ns), "duration_ns",
+			 int_or_null(started && ended, ep->end_ns - ep->origin_ns), "target",
+			 target_json(ep), "sources", sources_json(ep), "warnings", ep->warnings);
+}

@@ -1,0 +1,224 @@
+/* The sampler process: one source, its file, the grid. */
+#define _GNU_SOURCE
+#include "sampler.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "fdutil.h"
+#include "ipc.h"
+#include "jsonl_writer.h"
+
+struct sampler {
+	const struct source_config *sc;
+	int sock;
+	void *state;
+	struct jsonl_writer w;
+	int64_t origin;   /* mono ns */
+	int64_t prev_t;   /* t_mono_ns of the previous row */
+	uint64_t missed;  /* grid ticks that passed without a row */
+	size_t nkeys;     /* the row's keys, fixed at open */
+	json_t *row;
+	json_t *seq, *t_mono, *t_wall, *interval;
+};
+
+static json_t *envelope(struct sampler *s, const struct config *cfg)
+{
+	json_t *row = json_object();
+	json_object_set_new(row, "episode", json_string(cfg->episode.name));
+	json_object_set_new(row, "source", json_string(s->sc->ops->name));
+	json_object_set_new(row, "available_in_deployment",
+			    json_boolean(s->sc->available_in_deployment));
+	json_object_set_new(row, "seq", s->seq = json_integer(0));
+	json_object_set_new(row, "t_mono_ns", s->t_mono = json_integer(0));
+	json_object_set_new(row, "t_wall_ns", s->t_wall = json_integer(0));
+	json_object_set_new(row, "interval_ns", s->interval = json_integer(0));
+	json_object_set_new(row, "final", json_false());
+	if (cfg->episode.labels.n) {
+		json_t *labels = json_object();
+		for (size_t i = 0; i < cfg->episode.labels.n; i++)
+			json_object_set_new(labels, cfg->episode.labels.items[i].key,
+					    json_string(cfg->episode.labels.items[i].value));
+		json_object_set_new(row, "labels", labels);
+	}
+	return row;
+}
+
+static json_t *counts(const struct sampler *s, const char *kind)
+{
+	return json_pack("{s:s, s:I, s:I}", "msg", kind, "rows", (json_int_t)s->w.rows,
+			 "missed_ticks", (json_int_t)s->missed);
+}
+
+/* The source or its file failed mid-episode: say why, keep what was written. */
+static void __attribute__((noreturn)) fail(struct sampler *s, int err, const char *why)
+{
+	struct errbuf ignored;
+	json_t *m = counts(s, "failed");
+	json_object_set_new(m, "error", json_string(why));
+	json_object_set_new(m, "errno", json_integer(err < 0 ? -err : err));
+	jsonl_writer_close(&s->w, &ignored);
+	ipc_send(s->sock, m);
+	_exit(1);
+}
+
+static void take_sample(struct sampler *s, bool final)
+{
+	struct errbuf why;
+	int64_t now = clock_mono_ns();
+	int64_t wall = clock_wall_ns();
+	int r = s->sc->ops->sample(s->state, &why);
+	if (r < 0)
+		fail(s, r, why.msg);
+	if (json_object_size(s->row) != s->nkeys)
+		fail(s, EPROTO, "the source changed its row's keys");
+
+	int64_t t = now - s->origin;
+	json_integer_set(s->seq, (json_int_t)s->w.rows);
+	json_integer_set(s->t_mono, t);
+	json_integer_set(s->t_wall, wall);
+	json_integer_set(s->interval, t - s->prev_t);
+	if (final)
+		json_object_set(s->row, "final", json_true());
+	if ((r = jsonl_writer_write(&s->w, s->row, now, &why)) < 0)
+		fail(s, r, why.msg);
+	s->prev_t = t;
+}
+
+/* Waits for "start"; false when the supervisor went away instead. */
+static bool wait_start(struct sampler *s)
+{
+	json_t *m;
+	if (ipc_recv(s->sock, &m) < 0)
+		return false;
+	bool ok = !strcmp(ipc_kind(m), "start");
+	s->origin = json_integer_value(json_object_get(m, "origin_ns"));
+	json_decref(m);
+	return ok;
+}
+
+static int arm_grid(struct sampler *s)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	int64_t first = s->origin + s->sc->interval_ns;
+	struct itimerspec its = {
+		.it_value = {first / NS_PER_S, first % NS_PER_S},
+		.it_interval = {s->sc->interval_ns / NS_PER_S, s->sc->interval_ns % NS_PER_S},
+	};
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A due tick, if any: one row however many grid points passed (a late row
+ * shows as a wider interval_ns; no row is invented). */
+static void tick(struct sampler *s, int tfd)
+{
+	uint64_t expirations;
+	if (read(tfd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	s->missed += expirations - 1;
+	take_sample(s, false);
+}
+
+static void __attribute__((noreturn)) run(struct sampler *s)
+{
+	struct errbuf why;
+	int tfd = arm_grid(s);
+	if (tfd < 0)
+		fail(s, errno, "timerfd");
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = tfd, .events = POLLIN}, {.fd = s->sock, .events = POLLIN}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail(s, errno, "poll");
+		}
+		if (p[0].revents & POLLIN)
+			tick(s, tfd);
+		if (!(p[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+
+		json_t *m = NULL;
+		int r = ipc_recv(s->sock, &m);
+		bool stop = r == 0 && !strcmp(ipc_kind(m), "stop");
+		json_decref(m);
+		if (r == 0 && !stop)
+			continue;
+		if (stop) {
+			tick(s, tfd); /* a tick that fell due with the stop comes first */
+			take_sample(s, true);
+		}
+		s->sc->ops->close(s->state);
+		if ((r = jsonl_writer_close(&s->w, &why)) < 0)
+			fail(s, r, why.msg);
+		/* with the supervisor gone there is nobody to tell */
+		if (stop)
+			ipc_send(s->sock, counts(s, "done"));
+		_exit(0);
+	}
+}
+
+void sampler_main(struct sampler_args *a)
+{
+	struct sampler s = {.sc = a->sc};
+	struct errbuf why;
+	pid_t parent = getppid();
+	char name[16];
+	char file[64];
+
+	snprintf(name, sizeof(name), "iops-%s", a->sc->ops->name);
+	prctl(PR_SET_NAME, name);
+	int keep[] = {a->sock, a->dirfd};
+	if (fd_keep_only(keep, 2) < 0 || !die_with_parent(SIGKILL, parent))
+		_exit(1);
+	s.sock = keep[0];
+
+	/* The supervisor decides when sampling stops; terminal signals are its. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+
+	s.row = envelope(&s, a->cfg);
+	int r = a->sc->ops->open(a->sc, &a->target, s.row, &s.state, &why);
+	if (r == 0) {
+		jsonl_file_name(a->sc->ops->name, a->cfg->output.compression, file, sizeof(file));
+		r = jsonl_writer_open(&s.w, keep[1], file, a->cfg->output.compression,
+				      a->cfg->output.zstd_level, &why);
+		if (r < 0)
+			a->sc->ops->close(s.state);
+	}
+	close(keep[1]);
+	if (r < 0) {
+		ipc_send(s.sock, json_pack("{s:s, s:s, s:i}", "msg", "unavailable", "error", why.msg,
+					   "errno", -r));
+		_exit(0);
+	}
+	s.nkeys = json_object_size(s.row);
+	ipc_send(s.sock, json_pack("{s:s, s:s}", "msg", "ready", "file", file));
+
+	if (!wait_start(&s)) {
+		a->sc->ops->close(s.state);
+		jsonl_writer_close(&s.w, &why);
+		_exit(0);
+	}
+	run(&s);
+}

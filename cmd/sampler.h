@@ -1,0 +1,25 @@
+/* A sampler: the process one source runs in for one episode.
+ *
+ * It opens the source on the waiting target, reports ready, then samples on
+ * the absolute grid origin + k * interval (a CLOCK_MONOTONIC timerfd armed
+ * with TFD_TIMER_ABSTIME, so lateness never accumulates) and writes one row
+ * per tick. On "stop" it takes the final sample (final: true) and reports the
+ * row count. Being its own process, a source that crashes takes only its own
+ * file's tail with it. */
+#ifndef IOPSAMPLE_SAMPLER_H
+#define IOPSAMPLE_SAMPLER_H
+
+#include "collector.h"
+#include "config.h"
+
+struct sampler_args {
+	const struct config *cfg;
+	const struct source_config *sc;
+	struct target_info target;
+	int sock;  /* to the supervisor */
+	int dirfd; /* the episode directory */
+};
+
+void sampler_main(struct sampler_args *a) __attribute__((noreturn));
+
+#endif

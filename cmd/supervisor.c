@@ -1,0 +1,739 @@
+/* The supervisor: one episode from start barrier to manifest.
+ *
+ *   probe sources -> create the episode directory -> fork the keeper, which
+ *   forks the target and holds it -> fork one sampler per source, each opens
+ *   its source on the waiting target -> origin = now, release the target,
+ *   samplers start their grids -> wait: target exit, duration, signals,
+ *   sampler failures -> stop the tree in order (stop_signal, grace, SIGKILL)
+ *   -> once the keeper has reaped the whole tree, every sampler takes its
+ *   final row -> manifest -> exit status.
+ *
+ * Everything arrives through one poll(): a signalfd (SIGCHLD, interrupts,
+ * and the keeper's queued notifications), one timerfd (duration, grace,
+ * SIGKILL retries) and the samplers' sockets. It never names a source. */
+#define _GNU_SOURCE
+#include "supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "episode.h"
+#include "host.h"
+#include "ipc.h"
+#include "jsonl_writer.h"
+#include "keeper.h"
+#include "sampler.h"
+#include "signames.h"
+
+#define SAMPLER_TIMEOUT_MS 10000
+#define KILL_RETRY_NS (50 * NS_PER_MS)
+
+enum phase {
+	PHASE_RUN,   /* timer: the episode's duration, if any */
+	PHASE_GRACE, /* stop_signal sent; timer: grace */
+	PHASE_KILL   /* SIGKILL sent; timer: send it again to late forks */
+};
+
+struct supervisor {
+	struct episode ep;
+	struct keeper keeper; /* pid 0 when attached to target.pid */
+	int sigfd, timerfd, pidfd;
+	enum phase phase;
+	bool stopping;     /* the tree was asked to stop */
+	bool tree_gone;    /* nothing of the target is left: finish */
+	int interrupt_sig; /* the signal that interrupted the episode */
+	int startup_exit;  /* non-zero: the episode never started, exit with this */
+};
+
+static bool attached(const struct supervisor *s)
+{
+	return s->ep.cfg->target.pid > 0;
+}
+
+static bool io_errno(int err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EIO || err == EFBIG || err == EROFS;
+}
+
+static void warn(struct supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct supervisor *s, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_array_append_new(s->ep.warnings, json_string(msg));
+}
+
+static void arm(struct supervisor *s, int64_t abs_ns)
+{
+	struct itimerspec its = {.it_value = {abs_ns / NS_PER_S, abs_ns % NS_PER_S}};
+	timerfd_settime(s->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* ---- stopping the target's tree ---------------------------------------- */
+
+static void kill_tree(struct supervisor *s)
+{
+	s->phase = PHASE_KILL;
+	keeper_signal_tree(&s->keeper, SIGKILL);
+	arm(s, clock_mono_ns() + KILL_RETRY_NS);
+}
+
+static void stop_tree(struct supervisor *s)
+{
+	s->phase = PHASE_GRACE;
+	keeper_signal_tree(&s->keeper, s->ep.cfg->episode.stop_signal);
+	if (s->ep.cfg->episode.grace_ns == 0)
+		kill_tree(s);
+	else
+		arm(s, clock_mono_ns() + s->ep.cfg->episode.grace_ns);
+}
+
+/* Ends the episode for reason: the target's tree is stopped in order; an
+ * attached process is left alone and only the sampling ends. */
+static void stop(struct supervisor *s, enum stop_reason reason)
+{
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	if (!s->ep.target.exited)
+		s->ep.target.stop_reason = reason;
+	if (attached(s))
+		s->tree_gone = true;
+	else
+		stop_tree(s);
+}
+
+/* ---- samplers ------------------------------------------------------------ */
+
+static int start_sampler(struct supervisor *s, struct source_run *src, const struct target_info *t)
+{
+	int sv[2];
+	int r = ipc_pair(sv);
+	if (r < 0)
+		return r;
+	pid_t pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
+	if (pid == 0) {
+		struct sampler_args a = {
+			.cfg = s->ep.cfg, .sc = src->sc, .target = *t, .sock = sv[1], .dirfd = s->ep.dirfd};
+		sampler_main(&a);
+	}
+	close(sv[1]);
+	src->pid = pid;
+	src->sock = sv[0];
+	return 0;
+}
+
+static void set_error(struct source_run *src, int err, const char *msg)
+{
+	src->err = err;
+	snprintf(src->error, sizeof(src->error), "%s", msg);
+}
+
+/* Applies a sampler's message; true when it was its last. */
+static bool sampler_message(struct source_run *src, json_t *m)
+{
+	const char *kind = ipc_kind(m);
+	if (!strcmp(kind, "ready")) {
+		src->status = SOURCE_OK;
+		snprintf(src->file, sizeof(src->file), "%s",
+			 json_string_value(json_object_get(m, "file")));
+		return false;
+	}
+	int err = (int)json_integer_value(json_object_get(m, "errno"));
+	const char *why = json_string_value(json_object_get(m, "error"));
+	if (!strcmp(kind, "unavailable")) {
+		src->status = SOURCE_UNAVAILABLE;
+		set_error(src, err, why ? why : "unavailable");
+		return true;
+	}
+	src->rows = json_integer_value(json_object_get(m, "rows"));
+	src->missed_ticks = (uint64_t)json_integer_value(json_object_get(m, "missed_ticks"));
+	if (!strcmp(kind, "failed")) {
+		src->status = SOURCE_FAILED; /* sampler_gone() acts on it */
+		set_error(src, err, why ? why : "failed");
+	} else {
+		src->sampling = false; /* done: the final row is written */
+	}
+	return true;
+}
+
+/* The sampler is gone (its socket closed): reap it and say how it ended
+ * when it did not say so itself. */
+static void sampler_gone(struct supervisor *s, struct source_run *src)
+{
+	int st = 0;
+	if (src->sock >= 0)
+		close(src->sock);
+	src->sock = -1;
+	if (src->pid > 0 && waitpid(src->pid, &st, 0) == src->pid) {
+		src->pid = 0;
+		if (src->sampling && src->status != SOURCE_FAILED) {
+			char why[128];
+			char sig[32];
+			if (WIFSIGNALED(st))
+				snprintf(why, sizeof(why), "sampler process killed by %s",
+					 signame(WTERMSIG(st), sig, sizeof(sig)));
+			else
+				snprintf(why, sizeof(why), "sampler process exited with status %d without a final row",
+					 WEXITSTATUS(st));
+			src->status = SOURCE_FAILED;
+			set_error(src, ECHILD, why);
+		}
+	}
+	if (src->sampling && src->status == SOURCE_FAILED) {
+		src->sampling = false;
+		if (src->rows <= 0 && *src->file)
+			src->rows = jsonl_count_rows(s->ep.dirfd, src->file);
+		log_error("source %s failed: %s", src->sc->ops->name, src->error);
+		if (src->sc->required)
+			stop(s, STOP_COLLECTOR_FAILED);
+	}
+	src->sampling = false;
+}
+
+static void sampler_readable(struct supervisor *s, struct source_run *src)
+{
+	json_t *m;
+	int r = ipc_recv(src->sock, &m);
+	if (r == -EAGAIN)
+		return;
+	if (r == 0) {
+		bool last = sampler_message(src, m);
+		json_decref(m);
+		if (!last)
+			return;
+	}
+	sampler_gone(s, src);
+}
+
+static bool is_interrupt(unsigned sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
+/* Waits until every sampler said ready or unavailable. An interrupt meanwhile
+ * ends the start. */
+static void await_ready(struct supervisor *s)
+{
+	int64_t deadline = clock_mono_ns() + SAMPLER_TIMEOUT_MS * NS_PER_MS;
+	for (;;) {
+		struct pollfd p[1 + s->ep.nsrc];
+		struct source_run *who[1 + s->ep.nsrc];
+		size_t n = 0;
+		p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
+		for (size_t i = 0; i < s->ep.nsrc; i++) {
+			if (s->ep.src[i].status != SOURCE_STARTING || s->ep.src[i].sock < 0)
+				continue;
+			who[n] = &s->ep.src[i];
+			p[n++] = (struct pollfd){.fd = s->ep.src[i].sock, .events = POLLIN};
+		}
+		if (n == 1)
+			return;
+		int64_t left = (deadline - clock_mono_ns()) / NS_PER_MS;
+		int r = left > 0 ? poll(p, n, (int)left) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			for (size_t i = 1; i < n; i++) {
+				who[i]->status = SOURCE_UNAVAILABLE;
+				set_error(who[i], ETIMEDOUT, "did not open within 10s");
+			}
+			return;
+		}
+		struct signalfd_siginfo si;
+		if ((p[0].revents & POLLIN) && read(s->sigfd, &si, sizeof(si)) == sizeof(si) &&
+		    is_interrupt(si.ssi_signo)) {
+			s->interrupt_sig = (int)si.ssi_signo;
+			return;
+		}
+		for (size_t i = 1; i < n; i++) {
+			if (!p[i].revents)
+				continue;
+			json_t *m;
+			if (ipc_recv(who[i]->sock, &m) == 0) {
+				sampler_message(who[i], m);
+				json_decref(m);
+			} else {
+				who[i]->status = SOURCE_UNAVAILABLE;
+				set_error(who[i], ECHILD, "sampler process died while opening");
+			}
+		}
+	}
+}
+
+/* ---- the target ----------------------------------------------------------- */
+
+/* The keeper reaped the target (told by its notification, or seen when the
+ * keeper itself exited: both may come, in either order). */
+static void target_exited(struct supervisor *s)
+{
+	struct keeper_shared *sh = s->keeper.shared;
+	if (s->ep.target.exited || !atomic_load(&sh->target_done))
+		return;
+	s->ep.target.exited = true;
+	s->ep.target.code = sh->target_code;
+	s->ep.target.status = sh->target_status;
+	s->ep.target.end_ns = sh->target_end_ns;
+	s->ep.target.exec_errno = atomic_load(&sh->exec_errno);
+	if (s->ep.target.stop_reason == STOP_NONE)
+		s->ep.target.stop_reason = STOP_EXITED;
+	if (s->ep.target.exec_errno)
+		log_error("cannot execute %s: %s", s->ep.cfg->target.argv[0],
+			  strerror(s->ep.target.exec_errno));
+
+	/* The episode ends with the target; what it left running is stopped
+	 * like the target would have been. */
+	int left = keeper_signal_tree(&s->keeper, 0);
+	if (left > 0) {
+		s->ep.target.leftovers = left;
+		warn(s, "the target left %d process%s running; stopped with %s after it exited", left,
+		     left == 1 ? "" : "es", "stop_signal");
+		if (!s->stopping) {
+			s->stopping = true;
+			stop_tree(s);
+		}
+	}
+}
+
+/* Samplers are not looked at here: a sampler's end closes its socket, which
+ * the event loop reads. */
+static void check_children(struct supervisor *s)
+{
+	if (s->keeper.pid > 0) {
+		siginfo_t si = {0};
+		if (waitid(P_PID, (id_t)s->keeper.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == s->keeper.pid) {
+			/* Left as a zombie until the final rows are taken: proc_io
+			 * reads the whole tree's totals from it. */
+			target_exited(s);
+			if (!s->ep.target.exited)
+				warn(s, "the keeper process ended before the target");
+			s->tree_gone = true;
+		}
+	}
+}
+
+static void on_signal(struct supervisor *s)
+{
+	struct signalfd_siginfo si;
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			check_children(s);
+		} else if ((int)si.ssi_signo == SIGRTMIN) {
+			if ((pid_t)si.ssi_pid == s->keeper.pid && si.ssi_int == KEEPER_TARGET_EXITED)
+				target_exited(s);
+		} else if (is_interrupt(si.ssi_signo)) {
+			char name[32];
+			if (!s->stopping && !s->ep.target.exited) {
+				s->interrupt_sig = (int)si.ssi_signo;
+				log_info("%s: stopping the target", signame((int)si.ssi_signo, name, sizeof(name)));
+				stop(s, STOP_INTERRUPTED);
+			} else if (s->phase == PHASE_GRACE) {
+				/* asked twice: no more grace */
+				log_info("%s again: killing the target", signame((int)si.ssi_signo, name, sizeof(name)));
+				kill_tree(s);
+			}
+		}
+	}
+}
+
+static void on_timer(struct supervisor *s)
+{
+	uint64_t n;
+	if (read(s->timerfd, &n, sizeof(n)) != sizeof(n))
+		return;
+	switch (s->phase) {
+	case PHASE_RUN:
+		stop(s, STOP_DURATION);
+		break;
+	case PHASE_GRACE:
+	case PHASE_KILL:
+		kill_tree(s);
+		break;
+	}
+}
+
+static void event_loop(struct supervisor *s)
+{
+	check_children(s); /* a SIGCHLD may have been read while starting */
+	while (!s->tree_gone) {
+		struct pollfd p[3 + s->ep.nsrc];
+		struct source_run *who[3 + s->ep.nsrc];
+		size_t n = 0;
+		p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
+		p[n++] = (struct pollfd){.fd = s->timerfd, .events = POLLIN};
+		p[n++] = (struct pollfd){.fd = s->pidfd, .events = POLLIN}; /* -1 is ignored */
+		for (size_t i = 0; i < s->ep.nsrc; i++) {
+			if (s->ep.src[i].sock < 0)
+				continue;
+			who[n] = &s->ep.src[i];
+			p[n++] = (struct pollfd){.fd = s->ep.src[i].sock, .events = POLLIN};
+		}
+		if (poll(p, n, -1) < 0)
+			continue;
+		if (p[0].revents)
+			on_signal(s);
+		if (p[1].revents)
+			on_timer(s);
+		if (p[2].revents) {
+			/* the attached process exited; its status is its parent's to know */
+			s->ep.target.stop_reason = s->stopping ? s->ep.target.stop_reason : STOP_EXITED;
+			s->tree_gone = true;
+		}
+		for (size_t i = 3; i < n; i++)
+			if (p[i].revents && who[i]->sock >= 0)
+				sampler_readable(s, who[i]);
+	}
+}
+
+/* ---- the end ---------------------------------------------------------------- */
+
+/* Every sampler still sampling takes its final row. */
+static void final_rows(struct supervisor *s)
+{
+	for (size_t i = 0; i < s->ep.nsrc; i++)
+		if (s->ep.src[i].sampling && s->ep.src[i].sock >= 0)
+			ipc_send(s->ep.src[i].sock, json_pack("{s:s}", "msg", "stop"));
+
+	int64_t deadline = clock_mono_ns() + SAMPLER_TIMEOUT_MS * NS_PER_MS;
+	for (;;) {
+		struct pollfd p[s->ep.nsrc];
+		struct source_run *who[s->ep.nsrc];
+		size_t n = 0;
+		for (size_t i = 0; i < s->ep.nsrc; i++) {
+			if (s->ep.src[i].sock < 0)
+				continue;
+			who[n] = &s->ep.src[i];
+			p[n++] = (struct pollfd){.fd = s->ep.src[i].sock, .events = POLLIN};
+		}
+		if (n == 0)
+			break;
+		int64_t left = (deadline - clock_mono_ns()) / NS_PER_MS;
+		int r = left > 0 ? poll(p, n, (int)left) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			for (size_t i = 0; i < n; i++) {
+				kill(who[i]->pid, SIGKILL);
+				who[i]->status = SOURCE_FAILED;
+				set_error(who[i], ETIMEDOUT, "no final row within 10s");
+				sampler_gone(s, who[i]);
+			}
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (p[i].revents)
+				sampler_readable(s, who[i]);
+	}
+}
+
+static int exit_status(struct supervisor *s)
+{
+	struct episode *ep = &s->ep;
+	bool failed = false, io = false;
+	for (size_t i = 0; i < ep->nsrc; i++) {
+		if (ep->src[i].status == SOURCE_FAILED && ep->src[i].sc->required) {
+			failed = true;
+			io |= io_errno(ep->src[i].err);
+		}
+	}
+	if (failed) {
+		ep->status = EPISODE_FAILED;
+		return io ? EX_IOERR : EX_SOFTWARE;
+	}
+	if (ep->target.exec_errno) {
+		ep->status = EPISODE_FAILED;
+		return ep->target.status;
+	}
+	if (ep->target.stop_reason == STOP_INTERRUPTED) {
+		ep->status = EPISODE_INTERRUPTED;
+		return 128 + s->interrupt_sig;
+	}
+	ep->status = EPISODE_COMPLETE;
+	if (attached(s) || !ep->target.exited)
+		return 0;
+	return ep->target.code == CLD_EXITED ? ep->target.status : 128 + ep->target.status;
+}
+
+static void summary(const struct supervisor *s, int code)
+{
+	const struct episode *ep = &s->ep;
+	static const char *const status[] = {"running", "complete", "interrupted", "failed"};
+	char rows[512] = "";
+	for (size_t i = 0; i < ep->nsrc; i++)
+		snprintf(rows + strlen(rows), sizeof(rows) - strlen(rows), "; %s %s, %lld rows",
+			 ep->src[i].sc->ops->name,
+			 ep->src[i].status == SOURCE_OK ? "ok"
+			 : ep->src[i].status == SOURCE_FAILED ? "failed"
+							      : "unavailable",
+			 (long long)ep->src[i].rows);
+	log_info("%s: %s after %.3fs, exit status %d%s", ep->dir, status[ep->status],
+		 (double)(ep->end_ns - ep->origin_ns) / NS_PER_S, code, rows);
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+static int open_output(struct supervisor *s, enum out_mode mode, const char *name, int *fd,
+		       struct errbuf *e)
+{
+	*fd = -1;
+	if (mode == OUT_INHERIT)
+		return 0;
+	if (mode == OUT_NULL) {
+		*fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		return *fd < 0 ? errbuf_set(e, errno, "/dev/null: %s", strerror(errno)) : 0;
+	}
+	*fd = episode_create_file(&s->ep, name, e);
+	return *fd < 0 ? *fd : 0;
+}
+
+static int start_target(struct supervisor *s, struct errbuf *e)
+{
+	const struct config *cfg = s->ep.cfg;
+	struct target_spec t = {.argv = cfg->target.argv, .cwd = cfg->target.cwd, .env = &cfg->target.env};
+	int r;
+
+	/* The target runs in its own process group, where reading a terminal
+	 * would stop it: it gets the terminal as stdin only through a pipe. */
+	t.stdin_fd = isatty(STDIN_FILENO) ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
+	if ((r = open_output(s, cfg->target.stdout_mode, "target.stdout", &t.stdout_fd, e)) < 0 ||
+	    (r = open_output(s, cfg->target.stderr_mode, "target.stderr", &t.stderr_fd, e)) < 0)
+		return r;
+	r = keeper_start(&s->keeper, &t, SIGRTMIN, e);
+	for (int *fd = &t.stdin_fd; fd <= &t.stderr_fd; fd++)
+		if (*fd >= 0)
+			close(*fd);
+	if (r == 0)
+		s->ep.target.pid = s->keeper.target;
+	return r;
+}
+
+/* Everything the supervisor waits for arrives through the signalfd, so the
+ * signals are blocked from here on (children unblock what they need). */
+static int setup_signals(struct supervisor *s)
+{
+	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigaddset(&set, SIGRTMIN);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	s->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	return s->sigfd < 0 || s->timerfd < 0 ? -errno : 0;
+}
+
+/* Probes every source before anything is created. A required source the host
+ * cannot provide ends the run here: exit 77, no episode directory. */
+static int probe_sources(struct supervisor *s)
+{
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		struct source_run *src = &s->ep.src[i];
+		struct errbuf why;
+		if (src->sc->ops->probe(src->sc, &why) == 0)
+			continue;
+		if (src->sc->required) {
+			log_error("source %s cannot run on this host: %s (set required: false to run without it)",
+				  src->sc->ops->name, why.msg);
+			return EX_NOPERM;
+		}
+		src->status = SOURCE_UNAVAILABLE;
+		set_error(src, EPERM, why.msg);
+		warn(s, "source %s unavailable: %s", src->sc->ops->name, why.msg);
+	}
+	return 0;
+}
+
+/* Starts every sampler on the waiting target; 0 or the exit status that ends
+ * the episode before it starts. */
+static int start_samplers(struct supervisor *s)
+{
+	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid};
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		struct source_run *src = &s->ep.src[i];
+		if (src->status != SOURCE_STARTING)
+			continue;
+		int r = start_sampler(s, src, &t);
+		if (r < 0) {
+			src->status = SOURCE_UNAVAILABLE;
+			set_error(src, -r, strerror(-r));
+		}
+	}
+	await_ready(s);
+	if (s->interrupt_sig)
+		return 128 + s->interrupt_sig;
+
+	int code = 0;
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		struct source_run *src = &s->ep.src[i];
+		if (src->status != SOURCE_UNAVAILABLE || !*src->error)
+			continue;
+		if (src->sc->required) {
+			log_error("source %s cannot start: %s", src->sc->ops->name, src->error);
+			if (!code)
+				code = io_errno(src->err) ? EX_IOERR : EX_NOPERM;
+		} else if (src->pid > 0) {
+			warn(s, "source %s unavailable: %s", src->sc->ops->name, src->error);
+		}
+	}
+	return code;
+}
+
+/* Undoes a start that did not happen: the target leaves without running,
+ * samplers see their socket close. */
+static void abort_start(struct supervisor *s)
+{
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		struct source_run *src = &s->ep.src[i];
+		if (src->sock >= 0)
+			close(src->sock);
+		src->sock = -1;
+		if (src->pid > 0)
+			waitpid(src->pid, NULL, 0);
+		src->pid = 0;
+	}
+	if (s->keeper.pid > 0) {
+		keeper_abort(&s->keeper);
+		waitpid(s->keeper.pid, NULL, 0);
+		s->keeper.pid = 0;
+	}
+}
+
+static void release(struct supervisor *s)
+{
+	s->ep.origin_ns = clock_mono_ns();
+	s->ep.wall_start_ns = clock_wall_ns();
+	if (s->keeper.pid > 0)
+		keeper_release(&s->keeper);
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		struct source_run *src = &s->ep.src[i];
+		if (src->status != SOURCE_OK)
+			continue;
+		src->sampling = true;
+		ipc_send(src->sock, json_pack("{s:s, s:I}", "msg", "start", "origin_ns",
+					      (json_int_t)s->ep.origin_ns));
+	}
+	if (s->ep.cfg->episode.duration_ns)
+		arm(s, s->ep.origin_ns + s->ep.cfg->episode.duration_ns);
+}
+
+static int finish(struct supervisor *s, int code)
+{
+	struct errbuf e;
+	if (s->ep.origin_ns) {
+		final_rows(s);
+		s->ep.end_ns = clock_mono_ns();
+		s->ep.wall_end_ns = clock_wall_ns();
+	}
+	if (s->keeper.pid > 0)
+		waitpid(s->keeper.pid, NULL, 0); /* the zombie proc_io's final row read */
+	if (!code)
+		code = exit_status(s);
+	else
+		s->ep.status = s->interrupt_sig ? EPISODE_INTERRUPTED : EPISODE_FAILED;
+	if (episode_write_manifest(&s->ep, &e) < 0) {
+		log_error("%s", e.msg);
+		code = EX_IOERR;
+	}
+	summary(s, code);
+	return code;
+}
+
+int supervisor_run(const struct config *cfg)
+{
+	struct supervisor s = {.sigfd = -1, .timerfd = -1, .pidfd = -1};
+	struct errbuf e;
+	int code;
+
+	s.ep.cfg = cfg;
+	s.ep.dirfd = -1;
+	s.ep.host = host_json();
+	s.ep.warnings = json_array();
+	s.ep.nsrc = cfg->nsources;
+	s.ep.src = calloc(cfg->nsources + 1, sizeof(*s.ep.src));
+	for (size_t i = 0; i < cfg->nsources; i++)
+		s.ep.src[i] = (struct source_run){.sc = &cfg->sources[i], .sock = -1};
+
+	if ((code = probe_sources(&s)))
+		goto out;
+	if (episode_create_dir(&s.ep, &e) < 0) {
+		log_error("%s", e.msg);
+		code = EX_CANTCREAT;
+		goto out;
+	}
+	if (episode_write_config(&s.ep, &e) < 0 || episode_write_manifest(&s.ep, &e) < 0) {
+		log_error("%s", e.msg);
+		code = EX_IOERR;
+		goto out;
+	}
+	if (setup_signals(&s) < 0) {
+		log_error("signalfd: %s", strerror(errno));
+		code = finish(&s, EX_OSERR);
+		goto out;
+	}
+
+	if (attached(&s)) {
+		s.ep.target.pid = cfg->target.pid;
+		s.pidfd = pidfd_open(cfg->target.pid, 0);
+		if (s.pidfd < 0) {
+			log_error("target.pid %d: %s", (int)cfg->target.pid, strerror(errno));
+			code = finish(&s, errno == ESRCH ? EX_CONFIG : EX_OSERR);
+			goto out;
+		}
+	} else if (start_target(&s, &e) < 0) {
+		log_error("%s", e.msg);
+		code = finish(&s, EX_OSERR);
+		goto out;
+	}
+
+	if ((code = start_samplers(&s))) {
+		s.ep.target.stop_reason = s.interrupt_sig ? STOP_INTERRUPTED : STOP_COLLECTOR_FAILED;
+		abort_start(&s);
+		code = finish(&s, code);
+		goto out;
+	}
+	release(&s);
+	if (episode_write_manifest(&s.ep, &e) < 0)
+		log_error("%s", e.msg); /* the final write will tell whether the disk recovered */
+	event_loop(&s);
+	code = finish(&s, 0);
+out:
+	for (size_t i = 0; i < s.ep.nsrc; i++)
+		if (s.ep.src[i].sock >= 0)
+			close(s.ep.src[i].sock);
+	keeper_free(&s.keeper);
+	if (s.ep.dirfd >= 0)
+		close(s.ep.dirfd);
+	for (int *fd = &s.sigfd; fd <= &s.pidfd; fd++)
+		if (*fd >= 0)
+			close(*fd);
+	json_decref(s.ep.host);
+	json_decref(s.ep.warnings);
+	free(s.ep.src);
+	free(s.ep.dir);
+	return code;
+}

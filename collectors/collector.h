@@ -1,0 +1,75 @@
+/* The one interface every source implements.
+ *
+ * A source is a const struct collector_ops listed once in registry.c. The
+ * supervisor and the config loader only ever go through this table: adding a
+ * source means one file in collectors/ and one line in the registry.
+ *
+ * Life of a source in an episode:
+ *   parse_key  in the supervisor, for each key of sources.<name> that is not
+ *              one of the keys every source takes (interval, required,
+ *              available_in_deployment);
+ *   probe      in the supervisor, before anything starts: can this host
+ *              collect it at all;
+ *   open       in the source's own sampler process, on the target waiting at
+ *              the start barrier: take the baseline and add the source's
+ *              fields to the row (the same keys for the whole episode);
+ *   sample     at every tick of origin + k * interval and once more at the
+ *              end: set the fields to the change since the previous sample;
+ *   close      release what open took. */
+#ifndef IOPSAMPLE_COLLECTOR_H
+#define IOPSAMPLE_COLLECTOR_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cfg.h"
+#include "log.h"
+
+struct target_info {
+	pid_t pid;    /* the workload: what target.command became, or target.pid */
+	pid_t keeper; /* iopsample's subreaper holding the target's process tree;
+			 0 when attached to a process iopsample did not start */
+};
+
+struct collector_ops;
+
+/* One enabled source as the config resolved it. */
+struct source_config {
+	const struct collector_ops *ops;
+	int64_t interval_ns;
+	bool available_in_deployment;
+	bool required;
+	void *priv; /* ops->priv_size bytes of source-specific settings */
+};
+
+struct collector_ops {
+	const char *name;
+	bool available_in_deployment; /* default for the row tag */
+
+	/* Source-specific keys: priv_size bytes, zeroed, then init() sets the
+	 * defaults, parse_key() reads one key (returns -ENOENT for a key it does
+	 * not know), describe() adds the resolved settings to a JSON object. Any
+	 * of the three may be NULL when the source has no keys of its own. */
+	size_t priv_size;
+	void (*init)(void *priv);
+	int (*parse_key)(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value);
+	void (*describe)(const void *priv, json_t *out);
+
+	/* 0, or a negative errno with the reason; -EPERM/-EACCES mean the host
+	 * forbids it (exit 77 when the source is required). */
+	int (*probe)(const struct source_config *sc, struct errbuf *why);
+
+	int (*open)(const struct source_config *sc, const struct target_info *t, json_t *row,
+		    void **state, struct errbuf *why);
+	int (*sample)(void *state, struct errbuf *why);
+	void (*close)(void *state);
+};
+
+/* NULL-terminated, in the order sources appear in docs and manifests. */
+extern const struct collector_ops *const collector_registry[];
+const struct collector_ops *collector_find(const char *name);
+
+#endif

@@ -1,0 +1,195 @@
+/* Tree accounting for proc_io; the reasoning is in proc_io_tree.h. */
+#define _GNU_SOURCE
+#include "proc_io_tree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pio_tree_init(struct pio_tree *t, pid_t root, bool keeper)
+{
+	memset(t, 0, sizeof(*t));
+	t->root = root;
+	t->keeper = keeper;
+}
+
+void pio_tree_free(struct pio_tree *t)
+{
+	free(t->t);
+	free(t->order);
+	memset(t, 0, sizeof(*t));
+}
+
+static int obs_by_pid(const void *a, const void *b, void *base)
+{
+	const struct pio_obs *obs = base;
+	pid_t x = obs[*(const size_t *)a].pid, y = obs[*(const size_t *)b].pid;
+	return (x > y) - (x < y);
+}
+
+static int tracked_by_pid(const void *a, const void *b)
+{
+	const struct pio_tracked *x = a, *y = b;
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int index_obs(struct pio_tree *t, const struct pio_obs *obs, size_t n)
+{
+	if (n > t->order_cap) {
+		size_t *o = reallocarray(t->order, n, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		t->order = o;
+		t->order_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		t->order[i] = i;
+	qsort_r(t->order, n, sizeof(*t->order), obs_by_pid, (void *)obs);
+	return 0;
+}
+
+static const struct pio_obs *find_pid(const struct pio_tree *t, const struct pio_obs *obs,
+				      size_t n, pid_t pid)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		pid_t p = obs[t->order[mid]].pid;
+		if (p == pid)
+			return &obs[t->order[mid]];
+		if (p < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static bool alive(char state)
+{
+	return state != 'Z' && state != 'X';
+}
+
+/* Whether the process that reaps a process with this pid and last-seen parent
+ * belongs to the tree, judged by what this pass saw. */
+static bool reaped_inside(const struct pio_tree *t, const struct pio_obs *obs, size_t n,
+			  pid_t pid, pid_t ppid)
+{
+	if (pid == t->root)
+		return false; /* iopsample or the target's own parent reaps the root */
+	if (t->keeper)
+		return true; /* orphans go to the keeper, a subreaper */
+	const struct pio_obs *parent = find_pid(t, obs, n, ppid);
+	return parent && alive(parent->state);
+}
+
+/* t->t is kept sorted by (pid, start) between passes. */
+static struct pio_tracked *find_tracked(struct pio_tree *t, size_t n, pid_t pid, uint64_t start)
+{
+	struct pio_tracked key = {.pid = pid, .start = start};
+	return bsearch(&key, t->t, n, sizeof(*t->t), tracked_by_pid);
+}
+
+static int track(struct pio_tree *t, const struct pio_obs *o, bool member)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct pio_tracked *v = reallocarray(t->t, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->t = v;
+		t->cap = cap;
+	}
+	struct pio_tracked *e = &t->t[t->n++];
+	*e = (struct pio_tracked){.pid = o->pid, .ppid = o->ppid, .start = o->start, .member = member};
+	memcpy(e->v, o->v, sizeof(e->v));
+	return 0;
+}
+
+void pio_tick_begin(struct pio_tree *t)
+{
+	/* drop what the last tick saw but never committed */
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->t[i].member)
+			continue;
+		t->t[i].gone = t->t[i].departs = false;
+		t->t[k++] = t->t[i];
+	}
+	t->n = k;
+}
+
+int pio_tick_pass(struct pio_tree *t, const struct pio_obs *obs, size_t n)
+{
+	bool settled = true;
+	int r = index_obs(t, obs, n);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct pio_tracked *e = &t->t[i];
+		const struct pio_obs *o = e->gone ? NULL : find_pid(t, obs, n, e->pid);
+		if (e->gone || (o && o->start == e->start))
+			continue;
+		/* Vanished since it was last seen. Its counts are in its reaper's
+		 * now, but maybe not in what this pass read of the reaper. */
+		e->gone = true;
+		e->departs = !reaped_inside(t, obs, n, e->pid, e->ppid);
+		if (!e->departs)
+			settled = false;
+	}
+	size_t sorted = t->n;
+	for (size_t i = 0; i < n; i++) {
+		const struct pio_obs *o = &obs[i];
+		if (o->state == 'X' && reaped_inside(t, obs, n, o->pid, o->ppid))
+			settled = false; /* being reaped right now */
+		if (!find_tracked(t, sorted, o->pid, o->start) && (r = track(t, o, false)) < 0)
+			return r;
+	}
+	qsort(t->t, t->n, sizeof(*t->t), tracked_by_pid);
+	return settled;
+}
+
+int pio_tick_commit(struct pio_tree *t, const struct pio_obs *obs, size_t n,
+		    uint64_t delta[IO_NFIELDS], unsigned *nprocs)
+{
+	uint64_t total[IO_NFIELDS];
+	unsigned live = 0;
+	int r = index_obs(t, obs, n);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct pio_tracked *e = &t->t[i];
+		if (e->member && e->gone && e->departs)
+			for (int f = 0; f < IO_NFIELDS; f++)
+				t->departed[f] += e->v[f];
+	}
+	memcpy(total, t->departed, sizeof(total));
+
+	t->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pio_obs *o = &obs[i];
+		/* Only when passes ran out: a process being reaped inside is left
+		 * to its reaper, whose counts have it now or will next time. */
+		if (o->state == 'X' && reaped_inside(t, obs, n, o->pid, o->ppid))
+			continue;
+		for (int f = 0; f < IO_NFIELDS; f++)
+			total[f] += o->v[f];
+		if (alive(o->state) && !(t->keeper && o->pid == t->root))
+			live++;
+		if ((r = track(t, o, true)) < 0)
+			return r;
+	}
+	qsort(t->t, t->n, sizeof(*t->t), tracked_by_pid);
+
+	for (int f = 0; f < IO_NFIELDS; f++) {
+		delta[f] = total[f] > t->emitted[f] ? total[f] - t->emitted[f] : 0;
+		if (total[f] > t->emitted[f])
+			t->emitted[f] = total[f];
+	}
+	*nprocs = live;
+	return 0;
+}

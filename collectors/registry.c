@@ -1,0 +1,19 @@
+/* The table of sources. The only place in iopsample that lists them. */
+#include <string.h>
+
+#include "collector.h"
+
+extern const struct collector_ops proc_io_ops;
+
+const struct collector_ops *const collector_registry[] = {
+	&proc_io_ops,
+	NULL,
+};
+
+const struct collector_ops *collector_find(const char *name)
+{
+	for (const struct collector_ops *const *o = collector_registry; *o; o++)
+		if (strcmp((*o)->name, name) == 0)
+			return *o;
+	return NULL;
+}
