@@ -23,9 +23,9 @@
 
 struct pidset {
 	pid_t *slot; /* 0 = empty; open addressing */
-	size_t cap;  /* a power of two */
+	size_t cap;  /* a power of two, at least twice count */
+	size_t count;
 };
-
 struct proc_io {
 	struct pio_tree tree;
 	struct pio_obs *obs;
@@ -37,35 +37,44 @@ struct proc_io {
 	json_t *nprocs;
 };
 
-static int pidset_reset(struct pidset *s, size_t want)
+static void pidset_clear(struct pidset *s)
 {
-	size_t cap = 64;
-	while (cap < want * 2)
-		cap *= 2;
-	if (cap != s->cap) {
+	if (s->slot)
+		memset(s->slot, 0, s->cap * sizeof(*s->slot));
+	s->count = 0;
+}
+
+static void pidset_put(pid_t *slot, size_t cap, pid_t pid)
+{
+	size_t i = ((size_t)pid * 2654435761u) & (cap - 1);
+	while (slot[i])
+		i = (i + 1) & (cap - 1);
+	slot[i] = pid;
+}
+
+/* 1 when pid was not in the set (and now is), 0 when it was, -ENOMEM. The
+ * set grows with the tree: at most half full, so a probe always ends. */
+static int pidset_add(struct pidset *s, pid_t pid)
+{
+	if ((s->count + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
 		pid_t *slot = calloc(cap, sizeof(*slot));
 		if (!slot)
 			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				pidset_put(slot, cap, s->slot[i]);
 		free(s->slot);
 		s->slot = slot;
 		s->cap = cap;
-	} else {
-		memset(s->slot, 0, cap * sizeof(*s->slot));
 	}
-	return 0;
-}
-
-/* true when pid was not in the set (and now is) */
-static bool pidset_add(struct pidset *s, pid_t pid)
-{
-	size_t i = ((size_t)pid * 2654435761u) & (s->cap - 1);
-	while (s->slot[i]) {
+	for (size_t i = ((size_t)pid * 2654435761u) & (s->cap - 1); s->slot[i];
+	     i = (i + 1) & (s->cap - 1))
 		if (s->slot[i] == pid)
-			return false;
-		i = (i + 1) & (s->cap - 1);
-	}
-	s->slot[i] = pid;
-	return true;
+			return 0;
+	pidset_put(s->slot, s->cap, pid);
+	s->count++;
+	return 1;
 }
 
 static int obs_push(struct proc_io *p, const struct pio_obs *o)
@@ -104,10 +113,9 @@ static int drain(struct proc_io *p, size_t from)
 {
 	/* the queue grows while it is walked: breadth first, parents first */
 	for (size_t i = from; i < p->queue.n; i++) {
-		pid_t pid = p->queue.v[i];
-		if (!pidset_add(&p->seen, pid))
-			continue;
-		int r = visit(p, pid);
+		int r = pidset_add(&p->seen, p->queue.v[i]);
+		if (r == 1)
+			r = visit(p, p->queue.v[i]);
 		if (r < 0)
 			return r;
 	}
@@ -116,9 +124,8 @@ static int drain(struct proc_io *p, size_t from)
 
 static int scan(struct proc_io *p)
 {
-	int r = pidset_reset(&p->seen, p->tree.n + p->nobs + 16);
-	if (r < 0)
-		return r;
+	int r;
+	pidset_clear(&p->seen);
 	p->nobs = 0;
 	p->queue.n = 0;
 	if ((r = pid_list_add(&p->queue, p->tree.root)) < 0 || (r = drain(p, 0)) < 0)
