@@ -612,6 +612,7 @@ static int walk_document(struct config *cfg, const struct config_args *args, str
 			return r;
 	}
 
+	root = yaml_document_get_root_node(doc); /* the overrides may have moved it */
 	struct walk w = {.cfg = cfg, .c = c};
 	int r = cfg_each_key(c, root, "the config", top_key, &w);
 	if (r < 0)

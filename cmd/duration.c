@@ -29,9 +29,10 @@ int duration_parse(const char *s, int64_t *ns, const char **why)
 	int digits = 0;
 
 	while (*p >= '0' && *p <= '9') {
-		if (whole > (INT64_MAX - 9) / 10)
+		int d = *p++ - '0';
+		if (whole > (INT64_MAX - d) / 10)
 			goto range;
-		whole = whole * 10 + (*p++ - '0');
+		whole = whole * 10 + d;
 		digits++;
 	}
 	if (*p == '.') {

@@ -1,0 +1,397 @@
+/* The episode config: each rule of CONTRACT §3 with the position it reports. */
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "testing.h"
+
+#define MINIMAL "episode: {name: ok}\ntarget: {command: [true]}\n"
+
+static char dir[64];
+static struct config cfg;
+static struct errbuf err;
+
+static void remove_tmpdir(void)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static const char *tmpdir(void)
+{
+	if (!*dir) {
+		atexit(remove_tmpdir);
+		snprintf(dir, sizeof(dir), "/tmp/iopsample-config-XXXXXX");
+		if (!mkdtemp(dir))
+			FAILF("mkdtemp failed");
+		char sub[128];
+		snprintf(sub, sizeof(sub), "%s/sub", dir);
+		mkdir(sub, 0755);
+		snprintf(sub, sizeof(sub), "%s/file", dir);
+		fclose(fopen(sub, "w"));
+	}
+	return dir;
+}
+
+static int load_with(const char *yaml, const struct config_args *a)
+{
+	memset(&err, 0, sizeof(err));
+	return config_load_buffer("t.yaml", yaml, strlen(yaml), tmpdir(), a, &cfg, &err);
+}
+
+static void ok_with(const char *yaml, const struct config_args *a)
+{
+	if (load_with(yaml, a) != 0)
+		FAILF("rejected: %s", err.msg);
+}
+
+static void ok(const char *yaml)
+{
+	ok_with(yaml, NULL);
+}
+
+/* Fails unless the config is rejected with exactly this position and a
+ * message holding what. */
+static void bad_with(const char *yaml, const struct config_args *a, const char *where,
+		     const char *what)
+{
+	if (load_with(yaml, a) == 0) {
+		config_free(&cfg);
+		FAILF("accepted, expected %s %s", where, what);
+	}
+	char prefix[128];
+	snprintf(prefix, sizeof(prefix), "%s: ", where);
+	if (strncmp(err.msg, prefix, strlen(prefix)) || !strstr(err.msg, what))
+		FAILF("message \"%s\", expected \"%s...%s\"", err.msg, prefix, what);
+	if (strchr(err.msg, '\n'))
+		FAILF("message spans lines: \"%s\"", err.msg);
+}
+
+static void bad(const char *yaml, const char *where, const char *what)
+{
+	bad_with(yaml, NULL, where, what);
+}
+
+TEST(minimal_config_gets_the_defaults)
+{
+	ok(MINIMAL "sources: {proc_io: }\n");
+	char expect[256];
+	snprintf(expect, sizeof(expect), "%s/episodes", dir);
+	EXPECT_STR(cfg.episode.name, "ok");
+	EXPECT_STR(cfg.episode.output_dir, expect);
+	EXPECT_EQ(cfg.episode.duration_ns, 0);
+	EXPECT_EQ(cfg.episode.stop_signal, SIGTERM);
+	EXPECT_EQ(cfg.episode.grace_ns, 5 * NS_PER_S);
+	EXPECT_STR(cfg.target.argv[0], "true");
+	EXPECT(cfg.target.argv[1] == NULL);
+	EXPECT_STR(cfg.target.cwd, dir);
+	EXPECT_EQ(cfg.target.stdout_mode, OUT_FILE);
+	EXPECT_EQ(cfg.target.stderr_mode, OUT_FILE);
+	EXPECT_EQ(cfg.nsources, 1);
+	EXPECT_STR(cfg.sources[0].ops->name, "proc_io");
+	EXPECT_EQ(cfg.sources[0].interval_ns, 100 * NS_PER_MS);
+	EXPECT(cfg.sources[0].required);
+	EXPECT(cfg.sources[0].available_in_deployment);
+	EXPECT_EQ(cfg.output.compression, COMPRESSION_NONE);
+	EXPECT_EQ(cfg.output.zstd_level, 3);
+	config_free(&cfg);
+}
+
+TEST(every_key_of_the_contract)
+{
+	ok("episode:\n"
+	   "  name: randread-4k\n"
+	   "  output_dir: out\n"
+	   "  duration: 60s\n"
+	   "  stop_signal: SIGINT\n"
+	   "  grace: 1.5s\n"
+	   "  labels: {dataset: v1, run: 3}\n"
+	   "target:\n"
+	   "  command: [./bench, --size, 4k]\n"
+	   "  cwd: sub\n"
+	   "  env: {OMP_NUM_THREADS: \"1\"}\n"
+	   "  stdout: inherit\n"
+	   "  stderr: \"null\"\n"
+	   "sources:\n"
+	   "  proc_io:\n"
+	   "    interval: 10ms\n"
+	   "    available_in_deployment: false\n"
+	   "    required: false\n"
+	   "output:\n"
+	   "  compression: zstd\n"
+	   "  zstd_level: 9\n");
+	char expect[256];
+	snprintf(expect, sizeof(expect), "%s/out", dir);
+	EXPECT_STR(cfg.episode.output_dir, expect);
+	snprintf(expect, sizeof(expect), "%s/sub", dir);
+	EXPECT_STR(cfg.target.cwd, expect);
+	EXPECT_EQ(cfg.episode.duration_ns, 60 * NS_PER_S);
+	EXPECT_EQ(cfg.episode.stop_signal, SIGINT);
+	EXPECT_EQ(cfg.episode.grace_ns, 1500 * NS_PER_MS);
+	EXPECT_EQ(cfg.episode.labels.n, 2);
+	EXPECT_STR(cfg.episode.labels.items[1].key, "run");
+	EXPECT_STR(cfg.episode.labels.items[1].value, "3");
+	EXPECT_STR(cfg.target.argv[2], "4k");
+	EXPECT_STR(cfg.target.env.items[0].value, "1");
+	EXPECT_EQ(cfg.target.stdout_mode, OUT_INHERIT);
+	EXPECT_EQ(cfg.target.stderr_mode, OUT_NULL);
+	EXPECT_EQ(cfg.sources[0].interval_ns, 10 * NS_PER_MS);
+	EXPECT(!cfg.sources[0].available_in_deployment);
+	EXPECT(!cfg.sources[0].required);
+	EXPECT_EQ(cfg.output.compression, COMPRESSION_ZSTD);
+	EXPECT_EQ(cfg.output.zstd_level, 9);
+	config_free(&cfg);
+}
+
+TEST(a_string_command_runs_under_sh)
+{
+	ok("episode: {name: s}\ntarget: {command: 'echo hi | wc -c'}\n");
+	EXPECT_STR(cfg.target.argv[0], "/bin/sh");
+	EXPECT_STR(cfg.target.argv[1], "-c");
+	EXPECT_STR(cfg.target.argv[2], "echo hi | wc -c");
+	EXPECT(cfg.target.shell);
+	config_free(&cfg);
+}
+
+TEST(name_is_required_and_checked)
+{
+	bad("episode: {output_dir: x}\ntarget: {command: [true]}\n", "t.yaml:1:10",
+	    "episode.name is required");
+	bad("target: {command: [true]}\n", "t.yaml:1:1", "missing episode");
+	bad("episode: {name: a/b}\ntarget: {command: [true]}\n", "t.yaml:1:17", "invalid episode name");
+	bad("episode: {name: ..}\ntarget: {command: [true]}\n", "t.yaml:1:17", "invalid episode name");
+	bad("episode: {name: .}\ntarget: {command: [true]}\n", "t.yaml:1:17", "invalid episode name");
+	bad("episode: {name: 'a b'}\ntarget: {command: [true]}\n", "t.yaml:1:17", "invalid episode name");
+	bad("episode: {name: ''}\ntarget: {command: [true]}\n", "t.yaml:1:17", "invalid episode name");
+	bad("episode: {name: ~}\ntarget: {command: [true]}\n", "t.yaml:1:17", "expected a string, got null");
+
+	char yaml[512];
+	char long_name[200];
+	memset(long_name, 'a', 129);
+	long_name[129] = '\0';
+	snprintf(yaml, sizeof(yaml), "episode: {name: %s}\ntarget: {command: [true]}\n", long_name);
+	bad(yaml, "t.yaml:1:17", "invalid episode name");
+	long_name[128] = '\0';
+	snprintf(yaml, sizeof(yaml), "episode: {name: %s}\ntarget: {command: [true]}\n", long_name);
+	ok(yaml);
+	config_free(&cfg);
+	ok("episode: {name: A.z_9-x}\ntarget: {command: [true]}\n");
+	config_free(&cfg);
+}
+
+TEST(unknown_keys_are_positioned_at_the_key)
+{
+	bad(MINIMAL "extra: 1\n", "t.yaml:3:1", "unknown key \"extra\"");
+	bad("episode:\n  name: x\n  nmae: y\ntarget: {command: [true]}\n", "t.yaml:3:3",
+	    "unknown key \"nmae\" in episode");
+	bad("episode: {name: x}\ntarget: {command: [true], cmd: x}\n", "t.yaml:2:27",
+	    "unknown key \"cmd\" in target");
+	bad(MINIMAL "sources:\n  proc_io:\n    intervl: 1s\n", "t.yaml:5:5",
+	    "unknown key \"intervl\" in sources.proc_io");
+	bad(MINIMAL "output: {level: 3}\n", "t.yaml:3:10", "unknown key \"level\" in output");
+	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io)");
+}
+
+TEST(wrong_types_are_positioned_at_the_value)
+{
+	bad("episode: [name]\ntarget: {command: [true]}\n", "t.yaml:1:10", "episode must be a mapping, got a list");
+	bad(MINIMAL "sources: [proc_io]\n", "t.yaml:3:10", "sources must be a mapping");
+	bad(MINIMAL "sources: {proc_io: 5}\n", "t.yaml:3:20", "sources.proc_io must be a mapping");
+	bad(MINIMAL "sources: {proc_io: {required: yes}}\n", "t.yaml:3:31", "expected true or false");
+	bad(MINIMAL "sources: {proc_io: {required: [true]}}\n", "t.yaml:3:31", "expected true or false, got a list");
+	bad("episode: {name: x, labels: [a]}\ntarget: {command: [true]}\n", "t.yaml:1:28",
+	    "episode.labels must be a mapping");
+	bad("episode: {name: x, labels: {a: {b: c}}}\ntarget: {command: [true]}\n", "t.yaml:1:32",
+	    "episode.labels.a must be a string");
+	bad("episode: {name: x}\ntarget: {command: [true], stdout: pipe}\n", "t.yaml:2:35",
+	    "expected file, inherit or null");
+	bad(MINIMAL "output: {compression: gzip}\n", "t.yaml:3:23", "expected none or zstd");
+	bad(MINIMAL "output: {zstd_level: 99}\n", "t.yaml:3:22", "out of range");
+	bad(MINIMAL "output: {zstd_level: '3'}\n", "t.yaml:3:22", "expected an integer, got a quoted string");
+	bad("episode: {name: x}\ntarget: {command: [true], env: {A=B: c}}\n", "t.yaml:2:33",
+	    "cannot contain '='");
+	bad("[1, 2]\n", "t.yaml:1:1", "must be a mapping");
+	bad("just text\n", "t.yaml:1:1", "must be a mapping");
+	bad(MINIMAL "? [a]\n: b\n", "t.yaml:3:3", "keys in the config must be strings");
+}
+
+TEST(durations_and_intervals)
+{
+	bad("episode: {name: x, duration: 5}\ntarget: {command: [true]}\n", "t.yaml:1:30", "missing unit");
+	bad("episode: {name: x, duration: 5 s}\ntarget: {command: [true]}\n", "t.yaml:1:30", "unknown unit");
+	bad("episode: {name: x, duration: 0s}\ntarget: {command: [true]}\n", "t.yaml:1:30", "out of range");
+	bad("episode: {name: x, duration: -1s}\ntarget: {command: [true]}\n", "t.yaml:1:30", "invalid duration");
+	bad("episode: {name: x, grace: soon}\ntarget: {command: [true]}\n", "t.yaml:1:27", "invalid duration");
+	bad(MINIMAL "sources: {proc_io: {interval: 999us}}\n", "t.yaml:3:31", "out of range (1ms to 1h)");
+	bad(MINIMAL "sources: {proc_io: {interval: 0ms}}\n", "t.yaml:3:31", "out of range (1ms to 1h)");
+	bad(MINIMAL "sources: {proc_io: {interval: 61m}}\n", "t.yaml:3:31", "out of range (1ms to 1h)");
+	bad(MINIMAL "sources: {proc_io: {interval: -5ms}}\n", "t.yaml:3:31", "invalid duration");
+	bad(MINIMAL "sources: {proc_io: {interval: [1s]}}\n", "t.yaml:3:31", "expected a duration");
+	ok(MINIMAL "sources: {proc_io: {interval: 1ms}}\n");
+	config_free(&cfg);
+	ok(MINIMAL "sources: {proc_io: {interval: 1h}}\n");
+	config_free(&cfg);
+	ok("episode: {name: x, grace: 0s, duration: ~}\ntarget: {command: [true]}\n");
+	EXPECT_EQ(cfg.episode.grace_ns, 0);
+	EXPECT_EQ(cfg.episode.duration_ns, 0);
+	config_free(&cfg);
+}
+
+TEST(stop_signal)
+{
+	bad("episode: {name: x, stop_signal: SIGFOO}\ntarget: {command: [true]}\n", "t.yaml:1:33", "unknown signal");
+	bad("episode: {name: x, stop_signal: SIGSTOP}\ntarget: {command: [true]}\n", "t.yaml:1:33", "does not stop a process");
+	ok("episode: {name: x, stop_signal: KILL}\ntarget: {command: [true]}\n");
+	EXPECT_EQ(cfg.episode.stop_signal, SIGKILL);
+	config_free(&cfg);
+}
+
+TEST(command_xor_pid)
+{
+	char yaml[256];
+	bad("episode: {name: x}\ntarget: {cwd: .}\n", "t.yaml:2:9", "target needs a command or a pid");
+	snprintf(yaml, sizeof(yaml), "episode: {name: x}\ntarget: {command: [true], pid: %d}\n", (int)getpid());
+	bad(yaml, "t.yaml:2:32", "both command and pid");
+	bad("episode: {name: x}\n", "t.yaml:1:1", "missing target");
+	bad("episode: {name: x}\ntarget: {command: []}\n", "t.yaml:2:19", "empty list");
+	bad("episode: {name: x}\ntarget: {command: ''}\n", "t.yaml:2:19", "target.command is empty");
+	bad("episode: {name: x}\ntarget: {command: [ls, {a: b}]}\n", "t.yaml:2:24", "target.command[1] must be a string");
+	bad("episode: {name: x}\ntarget: {pid: 0}\n", "t.yaml:2:15", "out of range");
+	bad("episode: {name: x}\ntarget: {pid: me}\n", "t.yaml:2:15", "expected an integer");
+	snprintf(yaml, sizeof(yaml), "episode: {name: x}\ntarget: {pid: %d}\n", INT_MAX);
+	bad(yaml, "t.yaml:2:15", "no process with pid");
+	snprintf(yaml, sizeof(yaml), "episode: {name: x}\ntarget: {pid: %d}\n", (int)getppid());
+	ok(yaml);
+	EXPECT_EQ(cfg.target.pid, getppid());
+	config_free(&cfg);
+}
+
+TEST(attach_only_takes_a_pid)
+{
+	char yaml[256];
+	int n = snprintf(yaml, sizeof(yaml), "episode: {name: x}\ntarget: {pid: %d, cwd: .}\n", (int)getppid());
+	(void)n;
+	char where[32];
+	/* the cwd key sits after "target: {pid: NNN, " */
+	snprintf(where, sizeof(where), "t.yaml:2:%d", (int)(strstr(yaml, "cwd") - strchr(yaml, '\n')));
+	bad(yaml, where, "target.cwd applies to a command, not to target.pid");
+}
+
+TEST(cwd_must_be_a_directory)
+{
+	bad("episode: {name: x}\ntarget: {command: [true], cwd: nowhere}\n", "t.yaml:2:32", "No such file or directory");
+	bad("episode: {name: x}\ntarget: {command: [true], cwd: file}\n", "t.yaml:2:32", "not a directory");
+}
+
+TEST(duplicate_keys)
+{
+	bad("episode: {name: x}\ntarget: {command: [true]}\nepisode: {name: y}\n", "t.yaml:3:1",
+	    "duplicate key \"episode\" in the config (first at line 1)");
+	bad("episode:\n  name: x\n  labels:\n    a: 1\n    b: 2\n    a: 3\ntarget: {command: [true]}\n",
+	    "t.yaml:6:5", "duplicate key \"a\" in episode.labels (first at line 4)");
+}
+
+TEST(yaml_syntax_errors_carry_their_position)
+{
+	bad("episode: {name: x\ntarget: [\n", "t.yaml:2:7", "");
+	bad("episode:\n\tname: x\n", "t.yaml:2:1", "");
+	bad("", "t.yaml:1:1", "the config is empty");
+	bad("# only a comment\n", "t.yaml:1:1", "the config is empty");
+	bad(MINIMAL "---\nepisode: {name: y}\n", "t.yaml:4:1", "a second YAML document");
+	bad("\xff\xfe garbage\n", "t.yaml:1:1", "");
+}
+
+TEST(anchors_and_aliases)
+{
+	ok("episode: {name: x, grace: &g 2s, duration: *g}\ntarget: {command: [true]}\n");
+	EXPECT_EQ(cfg.episode.duration_ns, 2 * NS_PER_S);
+	config_free(&cfg);
+	/* an alias back to its own anchor: the walk follows the schema, so the
+	 * loop is just a mapping in the wrong place */
+	bad("episode: {name: x}\ntarget: {command: [true]}\nsources: &s {proc_io: *s}\n", "t.yaml:3:14",
+	    "unknown key \"proc_io\" in sources.proc_io");
+}
+
+TEST(set_overrides_by_dotted_path)
+{
+	const char *set[] = {"episode.duration=30s", "sources.proc_io.interval=10ms",
+			     "episode.labels.run=7"};
+	struct config_args a = {.set = set, .nset = 3};
+	ok_with(MINIMAL, &a);
+	EXPECT_EQ(cfg.episode.duration_ns, 30 * NS_PER_S);
+	EXPECT_EQ(cfg.nsources, 1);
+	EXPECT_EQ(cfg.sources[0].interval_ns, 10 * NS_PER_MS);
+	EXPECT_STR(cfg.episode.labels.items[0].value, "7");
+	EXPECT_EQ(cfg.noverrides, 3);
+	EXPECT_STR(cfg.overrides[0], "episode.duration=30s");
+	config_free(&cfg);
+
+	const char *replace[] = {"target.command=echo replaced"};
+	struct config_args r = {.set = replace, .nset = 1};
+	ok_with(MINIMAL, &r);
+	EXPECT(cfg.target.shell);
+	EXPECT_STR(cfg.target.argv[2], "echo replaced");
+	config_free(&cfg);
+}
+
+TEST(bad_overrides_name_themselves)
+{
+	const char *v1[] = {"episode.duration=abc"};
+	bad_with(MINIMAL, &(struct config_args){.set = v1, .nset = 1}, "--set episode.duration=abc",
+		 "invalid duration");
+	const char *v2[] = {"episode.name.x=1"};
+	bad_with(MINIMAL, &(struct config_args){.set = v2, .nset = 1}, "--set episode.name.x=1",
+		 "\"episode.name\" is not a mapping");
+	const char *v3[] = {"episode.bogus=1"};
+	bad_with(MINIMAL, &(struct config_args){.set = v3, .nset = 1}, "--set episode.bogus=1",
+		 "unknown key \"bogus\" in episode");
+	const char *v4[] = {"episode..name=x"};
+	bad_with(MINIMAL, &(struct config_args){.set = v4, .nset = 1}, "--set episode..name=x",
+		 "expected KEY=VALUE");
+	const char *v5[] = {"episode.name"};
+	bad_with(MINIMAL, &(struct config_args){.set = v5, .nset = 1}, "--set episode.name",
+		 "expected KEY=VALUE");
+	bad_with(MINIMAL, &(struct config_args){.name = "no/slash"}, "--name no/slash",
+		 "invalid episode name");
+}
+
+TEST(name_and_output_dir_options)
+{
+	char cwd[512], expect[600];
+	if (!getcwd(cwd, sizeof(cwd)))
+		FAILF("getcwd");
+	ok_with(MINIMAL, &(struct config_args){.name = "renamed", .output_dir = "rel/out"});
+	EXPECT_STR(cfg.episode.name, "renamed");
+	/* relative to where iopsample runs, not to the config's folder */
+	snprintf(expect, sizeof(expect), "%s/rel/out", cwd);
+	EXPECT_STR(cfg.episode.output_dir, expect);
+	EXPECT_STR(cfg.overrides[0], "episode.name=renamed");
+	config_free(&cfg);
+}
+
+TEST(resolved_config_loads_back_the_same)
+{
+	ok("episode: {name: rt, duration: 90s, labels: {k: v}}\n"
+	   "target: {command: [a, b], env: {X: \"1\"}, stderr: inherit}\n"
+	   "sources: {proc_io: {interval: 1500us, required: false}}\n"
+	   "output: {compression: zstd, zstd_level: 5}\n");
+	json_t *first = config_to_json(&cfg);
+	config_free(&cfg);
+	char *text = json_dumps(first, 0);
+	ok(text);
+	json_t *second = config_to_json(&cfg);
+	config_free(&cfg);
+	EXPECT(json_equal(first, second));
+	EXPECT_STR(json_string_value(json_object_get(json_object_get(json_object_get(second, "sources"), "proc_io"), "interval")),
+		   "1500us");
+	free(text);
+	json_decref(first);
+	json_decref(second);
+}
