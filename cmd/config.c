@@ -80,8 +80,9 @@ static yaml_node_pair_t *map_find(yaml_document_t *doc, int map, const char *key
 
 static int add_scalar(yaml_document_t *doc, const char *s)
 {
+	/* plain, as if typed unquoted: 30s, 4 and true read as such */
 	return yaml_document_add_scalar(doc, NULL, (yaml_char_t *)s, (int)strlen(s),
-					YAML_ANY_SCALAR_STYLE);
+					YAML_PLAIN_SCALAR_STYLE);
 }
 
 static int remember_override(struct cfg_ctx *c, int index, const char *label)

@@ -1,0 +1,74 @@
+# A collector is its own process: when one dies the supervisor survives, the
+# rows already written stay, and the manifest says what happened.
+. "$(dirname "$0")/lib/common.sh"
+
+crash() { # name required exit-expected
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1}
+target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "1500", --sleepers, "1", --tag, $TAG]}
+sources: {proc_io: {interval: 20ms, required: $2}}
+EOY
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet 2>"$WORK/$1.err" &
+	local pid=$!
+	wait_for_file "$WORK/episodes/$1/proc_io.jsonl" || { echo "no rows"; return 1; }
+	sleep 0.3
+	local sampler
+	sampler=$(pgrep -P $pid -x iops-proc_io)
+	[ -n "$sampler" ] || { echo "no sampler process"; return 1; }
+	kill -KILL "$sampler"
+	wait $pid
+	local c=$?
+	[ $c -eq "$3" ] || { echo "exit $c: $(cat "$WORK/$1.err")"; return 1; }
+	grep -q "^iopsample: source proc_io failed: sampler process killed by SIGKILL$" "$WORK/$1.err" ||
+		{ echo "stderr: $(cat "$WORK/$1.err")"; return 1; }
+	wait_untagged 2 || { echo "left running: $(tagged)"; return 1; }
+	episode_py "$WORK/episodes/$1" <<PY
+from epi import expect
+m = ep.manifest
+src = m["sources"]["proc_io"]
+expect(src["status"] == "failed" and "SIGKILL" in src["error"], "source %s" % src)
+rows = ep.rows["proc_io"]
+expect(len(rows) == src["rows"] and len(rows) >= 10, "%d rows, manifest %d" % (len(rows), src["rows"]))
+expect([r["seq"] for r in rows] == list(range(len(rows))), "rows damaged")
+expect(not any(r["final"] for r in rows), "a final row from a dead sampler")
+if "$2" == "true":
+    expect(m["status"] == "failed", "status " + m["status"])
+    expect(m["target"]["stop_reason"] == "collector_failed", "stop_reason %s" % m["target"]["stop_reason"])
+else:
+    expect(m["status"] == "complete", "status " + m["status"])
+    expect(m["target"]["stop_reason"] == "exited" and m["target"]["exit_code"] == 0, "target %s" % m["target"])
+PY
+}
+
+not_permitted() {
+	# An unprivileged user may not read a root process's /proc/PID/io.
+	id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; return 0; }
+	sleep 30 &
+	local victim=$! dir=$WORK/unprivileged
+	mkdir -p "$dir"
+	chmod 755 "$WORK"
+	chmod 777 "$dir"
+	cat >"$dir/denied.yaml" <<EOY
+episode: {name: denied}
+target: {pid: $victim}
+sources: {proc_io: {interval: 20ms}}
+EOY
+	chmod 644 "$dir/denied.yaml"
+	local out c
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOPSAMPLE" run "$dir/denied.yaml" --quiet 2>&1)
+	c=$?
+	kill $victim
+	[ $c -eq 77 ] || { echo "exit $c: $out"; return 1; }
+	grep -q "^iopsample: source proc_io cannot start: /proc/$victim/io: Permission denied$" <<<"$out" || { echo "$out"; return 1; }
+	episode_py "$dir/episodes/denied" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "failed", "status")
+expect(m["sources"]["proc_io"]["status"] == "unavailable", "source status")
+expect(m["target"]["stop_reason"] == "collector_failed", "stop_reason")
+PY
+}
+
+check required_collector_crash_fails_the_episode crash required true 70
+check optional_collector_crash_keeps_the_episode crash optional false 0
+check required_source_not_permitted_exits_77 not_permitted

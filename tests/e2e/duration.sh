@@ -1,0 +1,54 @@
+# episode.duration stops the target with stop_signal, then SIGKILL after grace.
+. "$(dirname "$0")/lib/common.sh"
+
+run() { # name episode-keys extra-args
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1, duration: 500ms $2}
+target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "60000", --sleepers, "1", --tag, $TAG $3]}
+sources: {proc_io: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet
+}
+
+stops_after_duration() {
+	local t0=$SECONDS c
+	run dur "" ""
+	c=$?
+	[ $c -eq 143 ] || { echo "exit $c"; return 1; }
+	[ $((SECONDS - t0)) -lt 4 ] || { echo "took $((SECONDS - t0))s"; return 1; }
+	wait_untagged 1 || { echo "left running: $(tagged)"; return 1; }
+	episode_py "$WORK/episodes/dur" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "complete", "status")
+expect(m["target"]["stop_reason"] == "duration" and m["target"]["signal"] == "SIGTERM", "target %s" % m["target"])
+expect(500e6 <= m["target"]["duration_ns"] < 1500e6, "target ran %d ns" % m["target"]["duration_ns"])
+rows = ep.rows["proc_io"]
+expect(9 <= len(rows) <= 12, "%d rows at 50 ms over 0.5 s" % len(rows))
+PY
+}
+
+grace_then_sigkill() {
+	local t0=$SECONDS c
+	run grace ", grace: 300ms, stop_signal: INT" ", --ignore-term"
+	c=$?
+	# --ignore-term ignores SIGTERM only; SIGINT is the configured stop signal
+	[ $c -eq 130 ] || { echo "exit $c"; return 1; }
+	cat >"$WORK/hard.yaml" <<EOY
+episode: {name: hard, duration: 300ms, grace: 300ms}
+target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "60000", --ignore-term, --tag, $TAG]}
+sources: {proc_io: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/hard.yaml" --quiet
+	c=$?
+	[ $c -eq 137 ] || { echo "exit $c"; return 1; }
+	episode_py "$WORK/episodes/hard" <<'PY'
+from epi import expect
+t = ep.manifest["target"]
+expect(t["signal"] == "SIGKILL" and t["stop_reason"] == "duration", "target %s" % t)
+expect(600e6 <= t["duration_ns"] < 2000e6, "ended after %d ns" % t["duration_ns"])
+PY
+}
+
+check duration_stops_the_target stops_after_duration
+check stop_signal_then_sigkill_after_grace grace_then_sigkill

@@ -1,0 +1,72 @@
+# Sourced by every end-to-end test. Each test prints "PASS name",
+# "FAIL name: why" or "SKIP name: why"; tests/run counts them.
+#
+# $IOPSAMPLE, $WORKLOADS and $TESTS come from tests/run. Every test gets a
+# fresh $WORK directory, removed at exit together with any process the test
+# started in the background.
+set -u
+PY=/usr/bin/python3
+export PYTHONPATH=$TESTS/e2e/lib
+WORK=$(mktemp -d /tmp/iopsample-e2e.XXXXXX)
+IOWORK=$WORKLOADS/iowork
+TAG=iopsample-e2e-$$-$RANDOM
+
+cleanup() {
+	local pids
+	pids=$(jobs -p)
+	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+	pkill -9 -f "$TAG" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+# check NAME COMMAND...: PASS when the command succeeds (after what it printed,
+# such as measured figures), else FAIL with the last lines it printed
+# (assertion scripts print what went wrong).
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		[ -n "$out" ] && printf '%s\n' "$out"
+		pass "$name"
+	else
+		fail "$name" "$(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# episode_py EPISODE_DIR <<'PY' ... PY: runs assertions with `ep` loaded
+# (see epi.py); exits non-zero with the failed assertion's message.
+episode_py() {
+	"$PY" -c "import sys, epi; ep = epi.Episode(sys.argv[1]); exec(sys.stdin.read())" "$1"
+}
+
+# Waits up to $2 seconds (default 5) for the file $1 to have content.
+wait_for_file() {
+	local i
+	for ((i = 0; i < ${2:-5} * 20; i++)); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# Processes whose command line holds this test's tag.
+tagged() { pgrep -f "$TAG" 2>/dev/null | tr '\n' ' '; }
+
+# Live (not zombie) processes named $1: a zombie is dead even when no one
+# reaps it (a container's init may not).
+alive_named() { ps -eo stat=,comm= | awk -v n="$1" '$2 == n && $1 !~ /^Z/' | wc -l; }
+
+# Waits up to $1 seconds for every tagged process to be gone.
+wait_untagged() {
+	local i
+	for ((i = 0; i < ${1:-2} * 20; i++)); do
+		[ -z "$(tagged)" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -1,0 +1,20 @@
+# README's first command: the bundled quickstart episode runs and records the
+# writes it makes.
+. "$(dirname "$0")/lib/common.sh"
+
+quickstart() {
+	"$IOPSAMPLE" run "$TESTS/../config/examples/quickstart.yaml" --output-dir "$WORK" --quiet || return
+	episode_py "$WORK/quickstart" <<'PY'
+from epi import expect
+expect(ep.manifest["status"] == "complete", "status")
+# dd writes 5 x 2 MiB and cat copies them to /dev/null: 20 MiB, plus mktemp's
+# few bytes of output to the shell
+w = ep.total("proc_io", "wchar")
+expect(20 * 2**20 <= w < 20 * 2**20 + 4096, "wchar %d" % w)
+expect(ep.total("proc_io", "syscw") >= 5 * 32, "syscw %d" % ep.total("proc_io", "syscw"))  # dd alone
+expect(max(r["nprocs"] for r in ep.rows["proc_io"]) >= 2, "never saw dd or cat")
+expect(len(ep.rows["proc_io"]) >= 10, "rows")
+PY
+}
+
+check quickstart_example_runs quickstart
