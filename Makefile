@@ -9,8 +9,9 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -Icmd -Icollectors
 LDFLAGS ?=
 
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev pkg-config
-# what the tests run besides iopsample: Debian's python3 (/usr/bin/python3), strace, zstd
-TEST_PACKAGES := python3 strace zstd procps
+# what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
+# jsonschema, zstd, procps (pgrep)
+TEST_PACKAGES := python3 python3-jsonschema zstd procps
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)

@@ -1,8 +1,9 @@
 """Loads an episode directory for the end-to-end tests' assertions.
 
 Episode(dir) reads manifest.json and every source's rows (plain or zstd,
-decoded with the zstd command) and checks the envelope invariants of
-CONTRACT §5 on load, so every test that loads an episode also checks them:
+decoded with the zstd command), validates them against schema/ and checks the
+envelope invariants of CONTRACT §5 on load, so every test that loads an
+episode also checks them:
 seq 0, 1, 2, ...; t_mono_ns increasing; interval_ns the difference of
 consecutive t_mono_ns; one final row, the last (none when the source failed);
 the same keys in every row; the row count the manifest gives.
@@ -10,6 +11,28 @@ the same keys in every row; the row count the manifest gives.
 import json
 import os
 import subprocess
+
+import jsonschema
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "schema")
+
+
+def schema_validator(name):
+    """A draft 2020-12 validator for schema/<name>.schema.json, with the
+    other schemas there available to its $refs."""
+    store = {}
+    for f in os.listdir(SCHEMA_DIR):
+        with open(os.path.join(SCHEMA_DIR, f)) as fh:
+            s = json.load(fh)
+        store[s["$id"]] = s
+    schema = store["https://iopsample.invalid/schema/%s.schema.json" % name]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+    return jsonschema.Draft202012Validator(schema, resolver=resolver)
+
+
+def schema_errors(name, instance):
+    return [e.message for e in schema_validator(name).iter_errors(instance)]
 
 
 def expect(cond, msg):
@@ -33,10 +56,16 @@ class Episode:
         self.dir = path
         with open(os.path.join(path, "manifest.json")) as f:
             self.manifest = json.load(f)
+        errors = schema_errors("manifest", self.manifest)
+        expect(not errors, "manifest.json against the schema: %s" % errors[:3])
         self.rows = {}
         for name, src in self.manifest["sources"].items():
             if src["file"]:
                 self.rows[name] = load_rows(os.path.join(path, src["file"]))
+                v = schema_validator(name)
+                for i, r in enumerate(self.rows[name]):
+                    errors = [e.message for e in v.iter_errors(r)]
+                    expect(not errors, "%s row %d against the schema: %s" % (name, i, errors[:3]))
                 if self.manifest["status"] != "running":
                     self.check_envelope(name)
 

@@ -1,0 +1,72 @@
+# schema/ is exact: real rows and manifests pass (every test's Episode load
+# checks that); a row or manifest with a key too many or too few, or a value
+# of the wrong type or range, does not.
+. "$(dirname "$0")/lib/common.sh"
+
+cat >"$WORK/s.yaml" <<EOY
+episode: {name: s}
+target: {command: [$IOWORK, --rounds, "3", --pause-ms, "10"]}
+sources: {proc_io: {interval: 10ms}}
+EOY
+
+strict() {
+	"$IOPSAMPLE" run "$WORK/s.yaml" --quiet || return
+	episode_py "$WORK/episodes/s" <<'PY'
+import copy
+from epi import expect, schema_errors
+row = ep.rows["proc_io"][0]
+expect(not schema_errors("proc_io", row), "a real row fails")
+def bad(what, change, schema="proc_io", base=row):
+    r = copy.deepcopy(base)
+    change(r)
+    expect(schema_errors(schema, r), "accepted a row with " + what)
+bad("an extra key", lambda r: r.update(extra=1))
+bad("no wchar", lambda r: r.pop("wchar"))
+bad("no seq", lambda r: r.pop("seq"))
+bad("a string count", lambda r: r.update(wchar="12"))
+bad("a negative count", lambda r: r.update(syscr=-1))
+bad("a float time", lambda r: r.update(t_mono_ns=1.5))
+bad("another source", lambda r: r.update(source="perf_event"))
+bad("a non-string label", lambda r: r.update(labels={"a": 1}))
+bad("a bad episode name", lambda r: r.update(episode="a/b"))
+m = ep.manifest
+bad("an extra manifest key", lambda x: x.update(extra=1), "manifest", m)
+bad("no target", lambda x: x.pop("target"), "manifest", m)
+bad("an unknown status", lambda x: x.update(status="done"), "manifest", m)
+bad("an unknown source", lambda x: x["sources"].update(nope=x["sources"]["proc_io"]), "manifest", m)
+bad("an interval below 1 ms", lambda x: x["sources"]["proc_io"].update(interval_ns=999), "manifest", m)
+PY
+}
+
+check schemas_reject_what_iopsample_never_writes strict
+
+# docs/data-model.md's field tables and schema/ list the same fields.
+docs_agree() {
+	"$PY" - "$TESTS/../docs/data-model.md" <<'PY'
+import json, os, re, sys
+from epi import expect, SCHEMA_DIR
+doc = open(sys.argv[1]).read()
+
+def table_fields(heading):
+    """Backticked names in the first column of the table under heading."""
+    part = doc.split(heading, 1)[1]
+    part = re.split(r"\n#+ ", part, 1)[0]
+    return [m for m in re.findall(r"^\| `([a-z_]+)` \|", part, re.M)]
+
+def schema(name):
+    return json.load(open(os.path.join(SCHEMA_DIR, name + ".schema.json")))
+
+env = list(schema("envelope")["properties"])
+got = table_fields("### The envelope")
+expect(got == env, "envelope: docs %s, schema %s" % (got, env))
+props = [k for k in schema("proc_io")["properties"] if k != "source"]
+got = table_fields("## proc_io")
+expect(got == props, "proc_io: docs %s, schema %s" % (got, props))
+man = list(schema("manifest")["properties"])
+got = [f for cell in re.findall(r"^\| ((?:`[a-z_]+`(?:, )?)+) \|", doc.split("## manifest.json", 1)[1], re.M)
+       for f in re.findall(r"`([a-z_]+)`", cell)]
+expect(got == man, "manifest: docs %s, schema %s" % (got, man))
+PY
+}
+
+check docs_tables_match_the_schemas docs_agree
