@@ -55,6 +55,8 @@ struct supervisor {
 	bool stopping;     /* the tree was asked to stop */
 	bool tree_gone;    /* nothing of the target is left: finish */
 	int interrupt_sig; /* the signal that interrupted the episode */
+	bool keeper_failed;
+	char keeper_error[160];
 	int startup_exit;  /* non-zero: the episode never started, exit with this */
 };
 
@@ -317,6 +319,27 @@ static void target_exited(struct supervisor *s)
 	}
 }
 
+/* The keeper ended before the target: something killed it. The target died
+ * with it (its parent-death signal); descendants in its process group are
+ * killed here, those outside it are init's now and out of reach. */
+static void keeper_died(struct supervisor *s, const siginfo_t *si)
+{
+	char sig[32];
+	kill(-s->keeper.target, SIGKILL);
+	s->keeper_failed = true;
+	if (si->si_code == CLD_EXITED)
+		snprintf(s->keeper_error, sizeof(s->keeper_error),
+			 "the keeper process exited with status %d before the target", si->si_status);
+	else
+		snprintf(s->keeper_error, sizeof(s->keeper_error),
+			 "the keeper process was killed by %s before the target exited",
+			 signame(si->si_status, sig, sizeof(sig)));
+	log_error("%s", s->keeper_error);
+	warn(s, "%s", s->keeper_error);
+	if (s->ep.target.stop_reason == STOP_NONE)
+		s->ep.target.stop_reason = STOP_COLLECTOR_FAILED;
+}
+
 /* Samplers are not looked at here: a sampler's end closes its socket, which
  * the event loop reads. */
 static void check_children(struct supervisor *s)
@@ -325,11 +348,12 @@ static void check_children(struct supervisor *s)
 		siginfo_t si = {0};
 		if (waitid(P_PID, (id_t)s->keeper.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		    si.si_pid == s->keeper.pid) {
-			/* Left as a zombie until the final rows are taken: proc_io
-			 * reads the whole tree's totals from it. */
+			/* Left as a zombie until the final rows are taken: its
+			 * counters hold everything the tree did, for the sources
+			 * that read them (struct target_info.keeper). */
 			target_exited(s);
 			if (!s->ep.target.exited)
-				warn(s, "the keeper process ended before the target");
+				keeper_died(s, &si);
 			s->tree_gone = true;
 		}
 	}
@@ -459,7 +483,7 @@ static int exit_status(struct supervisor *s)
 			io |= io_errno(ep->src[i].err);
 		}
 	}
-	if (failed) {
+	if (failed || s->keeper_failed) {
 		ep->status = EPISODE_FAILED;
 		return io ? EX_IOERR : EX_SOFTWARE;
 	}
@@ -650,7 +674,7 @@ static int finish(struct supervisor *s, int code)
 		s->ep.wall_end_ns = clock_wall_ns();
 	}
 	if (s->keeper.pid > 0)
-		waitpid(s->keeper.pid, NULL, 0); /* the zombie proc_io's final row read */
+		waitpid(s->keeper.pid, NULL, 0); /* the zombie the final rows read */
 	if (!code)
 		code = exit_status(s);
 	else

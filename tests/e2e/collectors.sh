@@ -72,3 +72,33 @@ PY
 check required_collector_crash_fails_the_episode crash required true 70
 check optional_collector_crash_keeps_the_episode crash optional false 0
 check required_source_not_permitted_exits_77 not_permitted
+
+# The keeper is iopsample's too: if something kills it, the episode fails
+# (70) and the target's process group goes with it.
+keeper_killed() {
+	cat >"$WORK/kk.yaml" <<EOY
+episode: {name: kk}
+target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "30000", --sleepers, "2", --tag, $TAG]}
+sources: {proc_io: {interval: 20ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/kk.yaml" --quiet 2>"$WORK/kk.err" &
+	local pid=$!
+	wait_for_file "$WORK/episodes/kk/proc_io.jsonl" || { echo "no rows"; return 1; }
+	sleep 0.2
+	kill -KILL "$(pgrep -P $pid -x iops-keeper)"
+	wait $pid
+	local c=$?
+	[ $c -eq 70 ] || { echo "exit $c: $(cat "$WORK/kk.err")"; return 1; }
+	grep -q "^iopsample: the keeper process was killed by SIGKILL before the target exited$" "$WORK/kk.err" ||
+		{ cat "$WORK/kk.err"; return 1; }
+	wait_untagged 2 || { echo "left running: $(tagged)"; return 1; }
+	episode_py "$WORK/episodes/kk" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "failed", "status " + m["status"])
+expect(m["target"]["stop_reason"] == "collector_failed", "stop_reason %s" % m["target"]["stop_reason"])
+expect(any("keeper" in w for w in m["warnings"]), "warnings %s" % m["warnings"])
+PY
+}
+
+check killed_keeper_fails_the_episode keeper_killed

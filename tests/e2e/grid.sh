@@ -38,3 +38,42 @@ PY
 }
 
 check samples_stay_on_the_10ms_grid grid
+
+# A sample that runs late (here: its sampler stopped for 150 ms) is one row
+# with a wide interval_ns; the rows after it are back on the grid.
+late_widens() {
+	cat >"$WORK/late.yaml" <<EOY
+episode: {name: late}
+target: {command: [$IOWORK, --rounds, "10", --pause-ms, "100"]}
+sources:
+  proc_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/late.yaml" --quiet &
+	local pid=$! sampler
+	wait_for_file "$WORK/episodes/late/proc_io.jsonl" || { echo "no rows"; return 1; }
+	sleep 0.2
+	sampler=$(pgrep -P $pid -x iops-proc_io)
+	kill -STOP "$sampler"
+	sleep 0.15
+	kill -CONT "$sampler"
+	wait $pid || return
+	episode_py "$WORK/episodes/late" <<'PY'
+from epi import expect
+I = 10_000_000
+src = ep.manifest["sources"]["proc_io"]
+rows = [r for r in ep.rows["proc_io"] if not r["final"]]
+wide = [i for i, r in enumerate(rows) if r["interval_ns"] > 5 * I]
+expect(len(wide) == 1, "%d wide rows" % len(wide))
+w = rows[wide[0]]
+expect(src["missed_ticks"] >= 10, "missed_ticks %d" % src["missed_ticks"])
+expect(w["interval_ns"] >= 140_000_000, "the late row covers %d ns" % w["interval_ns"])
+after = rows[wide[0] + 1:]
+expect(all(r["t_mono_ns"] % I < 2_000_000 for r in after[:50]), "rows after the late one are off the grid")
+ticks = [r["t_mono_ns"] // I for r in rows]
+expect(ticks[-1] == len(rows) + src["missed_ticks"], "grid index %d, rows %d, missed %d" % (ticks[-1], len(rows), src["missed_ticks"]))
+print("a 150 ms stall: one row of %.1f ms, %d missed ticks, next row %.3f ms after its grid point" % (
+    w["interval_ns"] / 1e6, src["missed_ticks"], (after[0]["t_mono_ns"] % I) / 1e6))
+PY
+}
+
+check a_late_sample_widens_interval_not_the_grid late_widens
