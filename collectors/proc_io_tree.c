@@ -46,7 +46,8 @@ static int index_obs(struct pio_tree *t, const struct pio_obs *obs, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		t->order[i] = i;
-	qsort_r(t->order, n, sizeof(*t->order), obs_by_pid, (void *)obs);
+	if (n > 1) /* qsort's array may not be NULL, even when empty */
+		qsort_r(t->order, n, sizeof(*t->order), obs_by_pid, (void *)obs);
 	return 0;
 }
 
@@ -85,11 +86,17 @@ static bool reaped_inside(const struct pio_tree *t, const struct pio_obs *obs, s
 	return parent && alive(parent->state);
 }
 
+static void sort_tracked(struct pio_tree *t)
+{
+	if (t->n > 1)
+		qsort(t->t, t->n, sizeof(*t->t), tracked_by_pid);
+}
+
 /* t->t is kept sorted by (pid, start) between passes. */
 static struct pio_tracked *find_tracked(struct pio_tree *t, size_t n, pid_t pid, uint64_t start)
 {
 	struct pio_tracked key = {.pid = pid, .start = start};
-	return bsearch(&key, t->t, n, sizeof(*t->t), tracked_by_pid);
+	return n ? bsearch(&key, t->t, n, sizeof(*t->t), tracked_by_pid) : NULL;
 }
 
 static int track(struct pio_tree *t, const struct pio_obs *o, bool member)
@@ -148,7 +155,7 @@ int pio_tick_pass(struct pio_tree *t, const struct pio_obs *obs, size_t n)
 		if (!find_tracked(t, sorted, o->pid, o->start) && (r = track(t, o, false)) < 0)
 			return r;
 	}
-	qsort(t->t, t->n, sizeof(*t->t), tracked_by_pid);
+	sort_tracked(t);
 	return settled;
 }
 
@@ -183,7 +190,7 @@ int pio_tick_commit(struct pio_tree *t, const struct pio_obs *obs, size_t n,
 		if ((r = track(t, o, true)) < 0)
 			return r;
 	}
-	qsort(t->t, t->n, sizeof(*t->t), tracked_by_pid);
+	sort_tracked(t);
 
 	for (int f = 0; f < IO_NFIELDS; f++) {
 		delta[f] = total[f] > t->emitted[f] ? total[f] - t->emitted[f] : 0;
