@@ -42,7 +42,13 @@ int episode_create_dir(struct episode *ep, struct errbuf *e)
 	if (r < 0)
 		return errbuf_set(e, r, "cannot create output directory %s: %s", out, strerror(-r));
 
-	if (asprintf(&ep->dir, "%s/%s", out, ep->cfg->episode.name) < 0)
+	/* the path as messages show it: without the config's ../ */
+	char *real = realpath(out, NULL);
+	if (!real)
+		return errbuf_set(e, errno, "%s: %s", out, strerror(errno));
+	r = asprintf(&ep->dir, "%s/%s", real, ep->cfg->episode.name);
+	free(real);
+	if (r < 0)
 		return errbuf_set(e, ENOMEM, "out of memory");
 	/* mkdir is the atomic claim: if it exists, someone else's episode is
 	 * there and we leave without touching it. */

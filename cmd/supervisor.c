@@ -519,6 +519,12 @@ static void summary(const struct supervisor *s, int code)
 
 /* ---- setup ------------------------------------------------------------------- */
 
+static void close_if_open(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 static int open_output(struct supervisor *s, enum out_mode mode, const char *name, int *fd,
 		       struct errbuf *e)
 {
@@ -546,9 +552,9 @@ static int start_target(struct supervisor *s, struct errbuf *e)
 	    (r = open_output(s, cfg->target.stderr_mode, "target.stderr", &t.stderr_fd, e)) < 0)
 		return r;
 	r = keeper_start(&s->keeper, &t, SIGRTMIN, e);
-	for (int *fd = &t.stdin_fd; fd <= &t.stderr_fd; fd++)
-		if (*fd >= 0)
-			close(*fd);
+	close_if_open(t.stdin_fd);
+	close_if_open(t.stdout_fd);
+	close_if_open(t.stderr_fd);
 	if (r == 0)
 		s->ep.target.pid = s->keeper.target;
 	return r;
@@ -752,9 +758,9 @@ out:
 	keeper_free(&s.keeper);
 	if (s.ep.dirfd >= 0)
 		close(s.ep.dirfd);
-	for (int *fd = &s.sigfd; fd <= &s.pidfd; fd++)
-		if (*fd >= 0)
-			close(*fd);
+	close_if_open(s.sigfd);
+	close_if_open(s.timerfd);
+	close_if_open(s.pidfd);
 	json_decref(s.ep.host);
 	json_decref(s.ep.warnings);
 	free(s.ep.src);
