@@ -65,3 +65,25 @@ cannot_create() {
 check episode_directory_holds_the_contract_files first_run
 check existing_episode_directory_exits_73_untouched exists_untouched
 check uncreatable_output_directory_exits_73 cannot_create
+
+# stdout: inherit passes the target's output through iopsample's; null
+# discards it; neither leaves a file. No sources is a valid episode (a
+# baseline run): the manifest and the target's status, no rows.
+output_modes() {
+	cat >"$WORK/modes.yaml" <<EOY
+episode: {name: modes}
+target: {command: "echo to-stdout; echo to-stderr >&2", stdout: inherit, stderr: "null"}
+EOY
+	local out err
+	out=$("$IOPSAMPLE" run "$WORK/modes.yaml" --quiet 2>"$WORK/modes.err") || return
+	[ "$out" = to-stdout ] || { echo "stdout: $out"; return 1; }
+	[ ! -s "$WORK/modes.err" ] || { echo "stderr: $(cat "$WORK/modes.err")"; return 1; }
+	[ ! -e "$WORK/episodes/modes/target.stdout" ] && [ ! -e "$WORK/episodes/modes/target.stderr" ] ||
+		{ echo "files: $(ls "$WORK/episodes/modes")"; return 1; }
+	episode_py "$WORK/episodes/modes" <<'PY'
+from epi import expect
+expect(ep.manifest["sources"] == {} and ep.manifest["status"] == "complete", "manifest")
+PY
+}
+
+check target_output_inherit_and_null output_modes

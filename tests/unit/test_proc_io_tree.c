@@ -74,6 +74,16 @@ static long long settled_commit(unsigned *nprocs)
 	return commit(nprocs);
 }
 
+/* Where the reap scenarios start: the keeper, the target having written 10
+ * and its child C 50, committed as the baseline. */
+static void keeper_target_and_child(void)
+{
+	start(K, true);
+	tick();
+	see(K, 0, 'S', 0), see(R, K, 'S', 10), see(C, R, 'S', 50);
+	settled_commit(NULL);
+}
+
 TEST(keeper_counts_the_target_not_itself)
 {
 	unsigned n;
@@ -130,13 +140,7 @@ TEST(child_exits_then_is_reaped_between_ticks)
 
 TEST(reap_landing_mid_scan_is_read_again)
 {
-	start(K, true);
-	tick();
-	see(K, 0, 'S', 0), see(R, K, 'S', 0);
-	settled_commit(NULL);
-	tick();
-	see(K, 0, 'S', 0), see(R, K, 'S', 10), see(C, R, 'S', 50);
-	EXPECT_EQ(settled_commit(NULL), 60);
+	keeper_target_and_child();
 
 	/* C wrote 30 more and exited; R reaped it after R was read but before C
 	 * was: C is gone and R does not hold it yet */
@@ -150,10 +154,7 @@ TEST(reap_landing_mid_scan_is_read_again)
 
 TEST(a_child_in_state_x_is_read_again)
 {
-	start(K, true);
-	tick();
-	see(K, 0, 'S', 0), see(R, K, 'S', 10), see(C, R, 'S', 50);
-	settled_commit(NULL);
+	keeper_target_and_child();
 
 	/* EXIT_DEAD: the reaper has claimed C; whether R holds C's 80 yet is
 	 * unknown (here it does not) */
@@ -173,10 +174,7 @@ TEST(a_child_in_state_x_is_read_again)
 
 TEST(out_of_passes_a_late_count_moves_to_the_next_row)
 {
-	start(K, true);
-	tick();
-	see(K, 0, 'S', 0), see(R, K, 'S', 10), see(C, R, 'S', 50);
-	settled_commit(NULL);
+	keeper_target_and_child();
 
 	/* committed unsettled: C missing and not yet in R, the total looks
 	 * 50 lower than before: the row says 0, never negative */
@@ -192,10 +190,7 @@ TEST(out_of_passes_a_late_count_moves_to_the_next_row)
 
 TEST(an_x_child_committed_unsettled_is_left_to_its_reaper)
 {
-	start(K, true);
-	tick();
-	see(K, 0, 'S', 0), see(R, K, 'S', 10), see(C, R, 'S', 50);
-	settled_commit(NULL);
+	keeper_target_and_child();
 
 	tick(); /* R already holds C's 80 while C still shows in X */
 	see(K, 0, 'S', 0), see(R, K, 'S', 90), see(C, R, 'X', 80);
