@@ -65,3 +65,20 @@ PY
 check usage_errors_exit_64 usage_errors
 check config_errors_exit_78_with_position config_errors
 check check_prints_the_resolved_config check_prints_resolved
+
+# README's config walk-through is a config iopsample accepts.
+readme_config() {
+	awk '/^## The config/ { on = 1; next } on && /^```yaml/ { yaml = 1; next } yaml && /^```/ { exit } yaml' \
+		"$TESTS/../README.md" >"$WORK/readme.yaml"
+	[ -s "$WORK/readme.yaml" ] || { echo "no yaml block under ## The config"; return 1; }
+	"$IOPSAMPLE" check "$WORK/readme.yaml" >"$WORK/readme.json" || return
+	"$PY" - "$WORK/readme.json" <<'PY'
+import json, sys
+from epi import expect
+c = json.load(open(sys.argv[1]))
+expect(c["episode"]["duration"] == "1m" and c["target"]["env"] == {"OMP_NUM_THREADS": "1"}, "resolved %s" % c)
+expect(c["sources"]["proc_io"]["interval"] == "100ms", "sources")
+PY
+}
+
+check readme_config_is_valid readme_config
