@@ -12,6 +12,9 @@
 #include "collector.h"
 #include "config.h"
 
+/* The nice value samplers run at when the host allows it. */
+#define SAMPLER_NICE (-10)
+
 struct sampler_args {
 	const struct config *cfg;
 	const struct source_config *sc;
