@@ -74,5 +74,8 @@ int episode_write_config(const struct episode *ep, struct errbuf *e);
 int episode_write_manifest(const struct episode *ep, struct errbuf *e);
 
 json_t *manifest_json(const struct episode *ep);
+/* The words the manifest uses: "complete", "unavailable", ... */
+const char *episode_status_name(enum episode_status s);
+const char *source_status_name(enum source_status s);
 
 #endif

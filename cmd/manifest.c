@@ -5,7 +5,7 @@
 #include "episode.h"
 #include "signames.h"
 
-static const char *status_name(enum episode_status s)
+const char *episode_status_name(enum episode_status s)
 {
 	static const char *const names[] = {"running", "complete", "interrupted", "failed"};
 	return names[s];
@@ -18,7 +18,7 @@ static json_t *stop_reason(enum stop_reason r)
 	return r == STOP_NONE ? json_null() : json_string(names[r]);
 }
 
-static const char *source_status_name(enum source_status s)
+const char *source_status_name(enum source_status s)
 {
 	static const char *const names[] = {"starting", "ok", "unavailable", "failed"};
 	return names[s];
@@ -94,7 +94,7 @@ json_t *manifest_json(const struct episode *ep)
 				    json_string(cfg->episode.labels.items[i].value));
 
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:O, s:o, s:o, s:o, s:o, s:o, s:O}",
-			 "episode", cfg->episode.name, "status", status_name(ep->status),
+			 "episode", cfg->episode.name, "status", episode_status_name(ep->status),
 			 "iopsample_version", IOPSAMPLE_VERSION, "config", config_to_json(cfg),
 			 "overrides", overrides, "labels", labels, "host", ep->host,
 			 "t_wall_start_ns", int_or_null(started, ep->wall_start_ns),

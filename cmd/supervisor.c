@@ -55,9 +55,7 @@ struct supervisor {
 	bool stopping;     /* the tree was asked to stop */
 	bool tree_gone;    /* nothing of the target is left: finish */
 	int interrupt_sig; /* the signal that interrupted the episode */
-	bool keeper_failed;
-	char keeper_error[160];
-	int startup_exit;  /* non-zero: the episode never started, exit with this */
+	bool keeper_failed; /* the keeper died before the target */
 };
 
 static bool attached(const struct supervisor *s)
@@ -186,12 +184,14 @@ static bool sampler_message(struct source_run *src, json_t *m)
 static void sampler_gone(struct supervisor *s, struct source_run *src)
 {
 	int st = 0;
+	bool was_sampling = src->sampling;
+	src->sampling = false;
 	if (src->sock >= 0)
 		close(src->sock);
 	src->sock = -1;
 	if (src->pid > 0 && waitpid(src->pid, &st, 0) == src->pid) {
 		src->pid = 0;
-		if (src->sampling && src->status != SOURCE_FAILED) {
+		if (was_sampling && src->status != SOURCE_FAILED) {
 			char why[128];
 			char sig[32];
 			if (WIFSIGNALED(st))
@@ -204,15 +204,13 @@ static void sampler_gone(struct supervisor *s, struct source_run *src)
 			set_error(src, ECHILD, why);
 		}
 	}
-	if (src->sampling && src->status == SOURCE_FAILED) {
-		src->sampling = false;
+	if (was_sampling && src->status == SOURCE_FAILED) {
 		if (src->rows <= 0 && *src->file)
 			src->rows = jsonl_count_rows(s->ep.dirfd, src->file);
 		log_error("source %s failed: %s", src->sc->ops->name, src->error);
 		if (src->sc->required)
 			stop(s, STOP_COLLECTOR_FAILED);
 	}
-	src->sampling = false;
 }
 
 static void sampler_readable(struct supervisor *s, struct source_run *src)
@@ -261,6 +259,8 @@ static void await_ready(struct supervisor *s)
 			for (size_t i = 1; i < n; i++) {
 				who[i]->status = SOURCE_UNAVAILABLE;
 				set_error(who[i], ETIMEDOUT, "did not open within 10s");
+				kill(who[i]->pid, SIGKILL);
+				sampler_gone(s, who[i]);
 			}
 			return;
 		}
@@ -281,6 +281,8 @@ static void await_ready(struct supervisor *s)
 				who[i]->status = SOURCE_UNAVAILABLE;
 				set_error(who[i], ECHILD, "sampler process died while opening");
 			}
+			if (who[i]->status == SOURCE_UNAVAILABLE)
+				sampler_gone(s, who[i]); /* it has exited or is about to */
 		}
 	}
 }
@@ -309,9 +311,10 @@ static void target_exited(struct supervisor *s)
 	 * like the target would have been. */
 	int left = keeper_signal_tree(&s->keeper, 0);
 	if (left > 0) {
+		char sig[32];
 		s->ep.target.leftovers = left;
-		warn(s, "the target left %d process%s running; stopped with %s after it exited", left,
-		     left == 1 ? "" : "es", "stop_signal");
+		warn(s, "the target left %d process%s running; stopped with %s, SIGKILL after the grace",
+		     left, left == 1 ? "" : "es", signame(s->ep.cfg->episode.stop_signal, sig, sizeof(sig)));
 		if (!s->stopping) {
 			s->stopping = true;
 			stop_tree(s);
@@ -324,18 +327,17 @@ static void target_exited(struct supervisor *s)
  * killed here, those outside it are init's now and out of reach. */
 static void keeper_died(struct supervisor *s, const siginfo_t *si)
 {
-	char sig[32];
+	char sig[32], why[128];
 	kill(-s->keeper.target, SIGKILL);
 	s->keeper_failed = true;
 	if (si->si_code == CLD_EXITED)
-		snprintf(s->keeper_error, sizeof(s->keeper_error),
-			 "the keeper process exited with status %d before the target", si->si_status);
+		snprintf(why, sizeof(why), "the keeper process exited with status %d before the target",
+			 si->si_status);
 	else
-		snprintf(s->keeper_error, sizeof(s->keeper_error),
-			 "the keeper process was killed by %s before the target exited",
+		snprintf(why, sizeof(why), "the keeper process was killed by %s before the target exited",
 			 signame(si->si_status, sig, sizeof(sig)));
-	log_error("%s", s->keeper_error);
-	warn(s, "%s", s->keeper_error);
+	log_error("%s", why);
+	warn(s, "%s", why);
 	if (s->ep.target.stop_reason == STOP_NONE)
 		s->ep.target.stop_reason = STOP_COLLECTOR_FAILED;
 }
@@ -423,7 +425,7 @@ static void event_loop(struct supervisor *s)
 			on_timer(s);
 		if (p[2].revents) {
 			/* the attached process exited; its status is its parent's to know */
-			s->ep.target.stop_reason = s->stopping ? s->ep.target.stop_reason : STOP_EXITED;
+			s->ep.target.stop_reason = STOP_EXITED;
 			s->tree_gone = true;
 		}
 		for (size_t i = 3; i < n; i++)
@@ -504,16 +506,12 @@ static int exit_status(struct supervisor *s)
 static void summary(const struct supervisor *s, int code)
 {
 	const struct episode *ep = &s->ep;
-	static const char *const status[] = {"running", "complete", "interrupted", "failed"};
 	char rows[512] = "";
 	for (size_t i = 0; i < ep->nsrc; i++)
 		snprintf(rows + strlen(rows), sizeof(rows) - strlen(rows), "; %s %s, %lld rows",
-			 ep->src[i].sc->ops->name,
-			 ep->src[i].status == SOURCE_OK ? "ok"
-			 : ep->src[i].status == SOURCE_FAILED ? "failed"
-							      : "unavailable",
+			 ep->src[i].sc->ops->name, source_status_name(ep->src[i].status),
 			 (long long)ep->src[i].rows);
-	log_info("%s: %s after %.3fs, exit status %d%s", ep->dir, status[ep->status],
+	log_info("%s: %s after %.3fs, exit status %d%s", ep->dir, episode_status_name(ep->status),
 		 (double)(ep->end_ns - ep->origin_ns) / NS_PER_S, code, rows);
 }
 
@@ -545,13 +543,14 @@ static int start_target(struct supervisor *s, struct errbuf *e)
 	struct target_spec t = {.argv = cfg->target.argv, .cwd = cfg->target.cwd, .env = &cfg->target.env};
 	int r;
 
-	/* The target runs in its own process group, where reading a terminal
-	 * would stop it: it gets the terminal as stdin only through a pipe. */
+	/* The target runs in its own process group, where reading the terminal
+	 * would stop it: a terminal stdin becomes /dev/null, a pipe or file is
+	 * passed on. */
 	t.stdin_fd = isatty(STDIN_FILENO) ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
-	if ((r = open_output(s, cfg->target.stdout_mode, "target.stdout", &t.stdout_fd, e)) < 0 ||
-	    (r = open_output(s, cfg->target.stderr_mode, "target.stderr", &t.stderr_fd, e)) < 0)
-		return r;
-	r = keeper_start(&s->keeper, &t, SIGRTMIN, e);
+	t.stdout_fd = t.stderr_fd = -1;
+	if ((r = open_output(s, cfg->target.stdout_mode, "target.stdout", &t.stdout_fd, e)) == 0 &&
+	    (r = open_output(s, cfg->target.stderr_mode, "target.stderr", &t.stderr_fd, e)) == 0)
+		r = keeper_start(&s->keeper, &t, SIGRTMIN, e);
 	close_if_open(t.stdin_fd);
 	close_if_open(t.stdout_fd);
 	close_if_open(t.stderr_fd);
@@ -603,9 +602,11 @@ static int probe_sources(struct supervisor *s)
 static int start_samplers(struct supervisor *s)
 {
 	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid};
+	bool started[s->ep.nsrc + 1]; /* not those the probe already ruled out */
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];
-		if (src->status != SOURCE_STARTING)
+		started[i] = src->status == SOURCE_STARTING;
+		if (!started[i])
 			continue;
 		int r = start_sampler(s, src, &t);
 		if (r < 0) {
@@ -620,13 +621,13 @@ static int start_samplers(struct supervisor *s)
 	int code = 0;
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];
-		if (src->status != SOURCE_UNAVAILABLE || !*src->error)
+		if (!started[i] || src->status != SOURCE_UNAVAILABLE)
 			continue;
 		if (src->sc->required) {
 			log_error("source %s cannot start: %s", src->sc->ops->name, src->error);
 			if (!code)
 				code = io_errno(src->err) ? EX_IOERR : EX_NOPERM;
-		} else if (src->pid > 0) {
+		} else {
 			warn(s, "source %s unavailable: %s", src->sc->ops->name, src->error);
 		}
 	}

@@ -69,9 +69,38 @@ expect(m["target"]["stop_reason"] == "collector_failed", "stop_reason")
 PY
 }
 
+# The same source marked required: false: the episode runs without it.
+optional_unavailable() {
+	id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; return 0; }
+	sleep 30 &
+	local victim=$! dir=$WORK/optional
+	mkdir -p "$dir"
+	chmod 755 "$WORK"
+	chmod 777 "$dir"
+	cat >"$dir/opt.yaml" <<EOY
+episode: {name: opt, duration: 300ms}
+target: {pid: $victim}
+sources: {proc_io: {interval: 20ms, required: false}}
+EOY
+	chmod 644 "$dir/opt.yaml"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOPSAMPLE" run "$dir/opt.yaml" --quiet
+	local c=$?
+	kill $victim
+	[ $c -eq 0 ] || { echo "exit $c"; return 1; }
+	episode_py "$dir/episodes/opt" <<'PY'
+from epi import expect
+m = ep.manifest
+src = m["sources"]["proc_io"]
+expect(m["status"] == "complete", "status " + m["status"])
+expect(src["status"] == "unavailable" and "Permission denied" in src["error"] and src["file"] is None, "source %s" % src)
+expect(any("proc_io unavailable" in w for w in m["warnings"]), "warnings %s" % m["warnings"])
+PY
+}
+
 check required_collector_crash_fails_the_episode crash required true 70
 check optional_collector_crash_keeps_the_episode crash optional false 0
 check required_source_not_permitted_exits_77 not_permitted
+check optional_source_not_permitted_is_left_out optional_unavailable
 
 # The keeper is iopsample's too: if something kills it, the episode fails
 # (70) and the target's process group goes with it.
