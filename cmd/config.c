@@ -163,7 +163,7 @@ struct walk {
 	/* where required keys were (or should have been) */
 	yaml_node_t *episode_node, *target_node;
 	yaml_node_t *name_node, *command_node, *pid_node;
-	yaml_node_t *attach_only_key; /* a key that makes no sense with target.pid */
+	yaml_node_t *command_only_key; /* the first key that makes no sense with target.pid */
 	yaml_node_t *cwd_node;
 	const char *cwd;
 };
@@ -347,35 +347,15 @@ static int command(struct walk *w, yaml_node_t *v)
 	return 0;
 }
 
-static int target_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t *key_node,
-		      yaml_node_t *v)
+/* The keys that shape how a command runs; -ENOENT for any other. */
+static int command_key(struct walk *w, const char *key, yaml_node_t *v)
 {
-	struct walk *w = arg;
+	struct cfg_ctx *c = w->c;
 	struct config *cfg = w->cfg;
-
-	if (!strcmp(key, "command")) {
-		w->command_node = key_node;
-		return command(w, v);
-	}
-	if (!strcmp(key, "pid")) {
-		long long pid;
-		int r = cfg_int(c, v, 1, INT_MAX, &pid);
-		if (r < 0)
-			return r;
-		cfg->target.pid = (pid_t)pid;
-		w->pid_node = v;
-		return 0;
-	}
-	if (!w->attach_only_key)
-		w->attach_only_key = key_node;
 	if (!strcmp(key, "cwd")) {
-		const char *s;
-		int r = cfg_string(c, v, &s);
-		if (r < 0)
-			return r;
-		w->cwd = s;
+		int r = cfg_string(c, v, &w->cwd);
 		w->cwd_node = v;
-		return 0;
+		return r;
 	}
 	if (!strcmp(key, "env")) {
 		kv_free(&cfg->target.env);
@@ -388,9 +368,31 @@ static int target_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t
 		return output_mode(c, v, &cfg->target.stdout_mode);
 	if (!strcmp(key, "stderr"))
 		return output_mode(c, v, &cfg->target.stderr_mode);
-	if (w->attach_only_key == key_node)
-		w->attach_only_key = NULL;
-	return cfg_unknown_key(c, key_node, key, "target");
+	return -ENOENT;
+}
+
+static int target_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t *key_node,
+		      yaml_node_t *v)
+{
+	struct walk *w = arg;
+
+	if (!strcmp(key, "command")) {
+		w->command_node = key_node;
+		return command(w, v);
+	}
+	if (!strcmp(key, "pid")) {
+		long long pid = 0;
+		int r = cfg_int(c, v, 1, INT_MAX, &pid);
+		w->cfg->target.pid = (pid_t)pid;
+		w->pid_node = v;
+		return r;
+	}
+	int r = command_key(w, key, v);
+	if (r == -ENOENT)
+		return cfg_unknown_key(c, key_node, key, "target");
+	if (!w->command_only_key)
+		w->command_only_key = key_node;
+	return r;
 }
 
 static int target_check(struct walk *w)
@@ -403,10 +405,10 @@ static int target_check(struct walk *w)
 	if (!w->command_node && !w->pid_node)
 		return cfg_fail(c, w->target_node, "target needs a command or a pid");
 	if (w->pid_node) {
-		if (w->attach_only_key)
-			return cfg_fail(c, w->attach_only_key,
+		if (w->command_only_key)
+			return cfg_fail(c, w->command_only_key,
 					"target.%s applies to a command, not to target.pid",
-					(char *)w->attach_only_key->data.scalar.value);
+					(char *)w->command_only_key->data.scalar.value);
 		if (kill(cfg->target.pid, 0) < 0 && errno == ESRCH)
 			return cfg_fail(c, w->pid_node, "no process with pid %d",
 					(int)cfg->target.pid);
