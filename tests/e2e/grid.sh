@@ -68,7 +68,10 @@ w = rows[wide[0]]
 expect(src["missed_ticks"] >= 10, "missed_ticks %d" % src["missed_ticks"])
 expect(w["interval_ns"] >= 140_000_000, "the late row covers %d ns" % w["interval_ns"])
 after = rows[wide[0] + 1:]
-expect(all(r["t_mono_ns"] % I < 2_000_000 for r in after[:50]), "rows after the late one are off the grid")
+# a shifted grid would put every later row the same few ms behind its tick
+late_after = sorted(r["t_mono_ns"] % I for r in after)
+expect(late_after[len(late_after) // 2] < 1_000_000,
+       "the grid moved: rows after the stall are %.3f ms late (median)" % (late_after[len(late_after) // 2] / 1e6))
 ticks = [r["t_mono_ns"] // I for r in rows]
 expect(ticks[-1] == len(rows) + src["missed_ticks"], "grid index %d, rows %d, missed %d" % (ticks[-1], len(rows), src["missed_ticks"]))
 print("a 150 ms stall: one row of %.1f ms, %d missed ticks, next row %.3f ms after its grid point" % (
