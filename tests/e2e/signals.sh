@@ -63,6 +63,8 @@ expect(m["target"]["signal"] == "SIGKILL", "target ended by %s" % m["target"]["s
 PY
 }
 
+no_helpers() { [ "$(alive_named iops-keeper)$(alive_named iops-proc_io)" = 00 ]; }
+
 sigkill() {
 	config killed "" ", --daemon"
 	start killed || return
@@ -72,12 +74,7 @@ sigkill() {
 	kill -KILL $PID
 	wait $PID 2>/dev/null
 	wait_untagged 2 || { echo "left running: $(tagged)"; return 1; }
-	local i
-	for ((i = 0; i < 40; i++)); do
-		[ "$(alive_named iops-keeper)$(alive_named iops-proc_io)" = 00 ] && break
-		sleep 0.05
-	done
-	[ $i -lt 40 ] || { echo "helpers left running"; return 1; }
+	wait_until 2 no_helpers || { echo "helpers left running"; return 1; }
 	episode_py "$WORK/episodes/killed" <<'PY'
 from epi import expect
 expect(ep.manifest["status"] == "running", "status %s" % ep.manifest["status"])

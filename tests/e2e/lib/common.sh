@@ -44,15 +44,20 @@ episode_py() {
 	"$PY" -c "import sys, epi; ep = epi.Episode(sys.argv[1]); exec(sys.stdin.read())" "$1"
 }
 
-# Waits up to $2 seconds (default 5) for the file $1 to have content.
-wait_for_file() {
-	local i
-	for ((i = 0; i < ${2:-5} * 20; i++)); do
-		[ -s "$1" ] && return 0
+# wait_until SECONDS COMMAND...: polls the command every 50 ms until it
+# succeeds (0) or the seconds run out (1).
+wait_until() {
+	local i tries=$(($1 * 20))
+	shift
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
 		sleep 0.05
 	done
 	return 1
 }
+
+# Waits up to $2 seconds (default 5) for the file $1 to have content.
+wait_for_file() { wait_until "${2:-5}" test -s "$1"; }
 
 # Processes whose command line holds this test's tag.
 tagged() { pgrep -f "$TAG" 2>/dev/null | tr '\n' ' '; }
@@ -61,12 +66,6 @@ tagged() { pgrep -f "$TAG" 2>/dev/null | tr '\n' ' '; }
 # reaps it (a container's init may not).
 alive_named() { ps -eo stat=,comm= | awk -v n="$1" '$2 == n && $1 !~ /^Z/' | wc -l; }
 
-# Waits up to $1 seconds for every tagged process to be gone.
-wait_untagged() {
-	local i
-	for ((i = 0; i < ${1:-2} * 20; i++)); do
-		[ -z "$(tagged)" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# Waits up to $1 seconds (default 2) for every tagged process to be gone.
+untagged() { [ -z "$(tagged)" ]; }
+wait_untagged() { wait_until "${1:-2}" untagged; }
