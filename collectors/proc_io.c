@@ -26,6 +26,7 @@ struct pidset {
 	size_t cap;  /* a power of two, at least twice count */
 	size_t count;
 };
+
 struct proc_io {
 	struct pio_tree tree;
 	struct pio_obs *obs;
@@ -44,12 +45,13 @@ static void pidset_clear(struct pidset *s)
 	s->count = 0;
 }
 
-static void pidset_put(pid_t *slot, size_t cap, pid_t pid)
+/* The slot holding pid, or the empty slot where it belongs. */
+static size_t pidset_slot(const pid_t *slot, size_t cap, pid_t pid)
 {
 	size_t i = ((size_t)pid * 2654435761u) & (cap - 1);
-	while (slot[i])
+	while (slot[i] && slot[i] != pid)
 		i = (i + 1) & (cap - 1);
-	slot[i] = pid;
+	return i;
 }
 
 /* 1 when pid was not in the set (and now is), 0 when it was, -ENOMEM. The
@@ -63,16 +65,15 @@ static int pidset_add(struct pidset *s, pid_t pid)
 			return -ENOMEM;
 		for (size_t i = 0; i < s->cap; i++)
 			if (s->slot[i])
-				pidset_put(slot, cap, s->slot[i]);
+				slot[pidset_slot(slot, cap, s->slot[i])] = s->slot[i];
 		free(s->slot);
 		s->slot = slot;
 		s->cap = cap;
 	}
-	for (size_t i = ((size_t)pid * 2654435761u) & (s->cap - 1); s->slot[i];
-	     i = (i + 1) & (s->cap - 1))
-		if (s->slot[i] == pid)
-			return 0;
-	pidset_put(s->slot, s->cap, pid);
+	size_t i = pidset_slot(s->slot, s->cap, pid);
+	if (s->slot[i])
+		return 0;
+	s->slot[i] = pid;
 	s->count++;
 	return 1;
 }
