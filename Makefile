@@ -39,14 +39,14 @@ test-deps: $(BUILD)/.test-deps
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) -pthread $(PKG_CFLAGS) -c -o $@ $<
 
 $(BUILD)/iopsample: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testing.h $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -pthread -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)

@@ -23,8 +23,27 @@
 
 /* In the target, between fork and exec. Only async-signal-safe calls would be
  * strictly needed, but the keeper is single-threaded, so setenv is fine. */
+/* The sources' work inside the target; false when one failed (said in sh). */
+static bool before_exec(const struct target_spec *t, struct keeper_shared *sh)
+{
+	uint64_t armed = atomic_load(&sh->armed);
+	for (size_t i = 0; i < t->nsources && i < 64; i++) {
+		const struct source_config *sc = &t->sources[i];
+		if (!(armed & (1ull << i)) || !sc->ops->before_exec)
+			continue;
+		int r = sc->ops->before_exec(sc);
+		if (r < 0) {
+			atomic_store(&sh->setup_errno, -r);
+			atomic_store(&sh->setup_source, (int)i + 1);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void __attribute__((noreturn))
-target_exec(const struct target_spec *t, struct keeper_shared *sh, pid_t keeper, int barrier)
+target_exec(const struct target_spec *t, struct keeper_shared *sh, pid_t supervisor, pid_t keeper,
+	    int barrier)
 {
 	sigset_t none;
 	sigemptyset(&none);
@@ -37,6 +56,9 @@ target_exec(const struct target_spec *t, struct keeper_shared *sh, pid_t keeper,
 	setpgid(0, 0);
 	if (!die_with_parent(SIGKILL, keeper))
 		_exit(127);
+	/* Under Yama's ptrace_scope 1 only ancestors may trace: a sampler is
+	 * the supervisor's child, not ours. Without Yama this is EINVAL. */
+	prctl(PR_SET_PTRACER, supervisor, 0, 0, 0);
 
 	if ((t->stdin_fd >= 0 && dup2(t->stdin_fd, 0) < 0) ||
 	    (t->stdout_fd >= 0 && dup2(t->stdout_fd, 1) < 0) ||
@@ -55,6 +77,8 @@ target_exec(const struct target_spec *t, struct keeper_shared *sh, pid_t keeper,
 	if (!(pfd.revents & POLLIN))
 		_exit(0);
 	close(barrier);
+	if (!before_exec(t, sh))
+		_exit(126);
 
 	execvp(t->argv[0], t->argv);
 fail:
@@ -104,7 +128,7 @@ keeper_main(const struct target_spec *t, struct keeper_shared *sh, pid_t supervi
 	if (target < 0)
 		_exit(1);
 	if (target == 0)
-		target_exec(t, sh, self, barrier);
+		target_exec(t, sh, supervisor, self, barrier);
 	setpgid(target, target); /* also here: no window where the group is wrong */
 	close(barrier);
 	atomic_store(&sh->target_pid, target);
@@ -200,8 +224,9 @@ int keeper_start(struct keeper *k, const struct target_spec *t, int notify_sig, 
 	}
 }
 
-int keeper_release(struct keeper *k)
+int keeper_release(struct keeper *k, uint64_t armed)
 {
+	atomic_store(&k->shared->armed, armed);
 	int r = write_all(k->release_fd, "g", 1) < 0 ? -errno : 0;
 	close(k->release_fd);
 	k->release_fd = -1;

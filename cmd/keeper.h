@@ -9,6 +9,9 @@
  * counts into the keeper's: proc_io's totals stay exact to the end. It kills
  * the whole tree if iopsample dies.
  *
+ * The target lets iopsample's own processes trace it (Yama's PR_SET_PTRACER),
+ * and runs the before_exec hook of each source that opened just before exec.
+ *
  * The keeper never calls read or write once the target waits (its own I/O
  * would count): it reports through a shared page and a queued signal. */
 #ifndef IOPSAMPLE_KEEPER_H
@@ -18,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collector.h"
 #include "config.h"
 #include "log.h"
 
@@ -27,6 +31,9 @@ enum keeper_event {
 };
 
 struct keeper_shared {
+	_Atomic uint64_t armed;  /* sources whose before_exec runs: bit i = sources[i] */
+	_Atomic int setup_source; /* 1 + the index of a source whose before_exec failed */
+	_Atomic int setup_errno;
 	_Atomic int target_pid;
 	_Atomic int exec_errno;  /* the target could not exec (after it stored this) */
 	_Atomic int target_done; /* set last, after the fields below */
@@ -40,6 +47,8 @@ struct target_spec {
 	const char *cwd;
 	const struct kv_list *env; /* added to the inherited environment */
 	int stdin_fd, stdout_fd, stderr_fd; /* -1: inherit */
+	const struct source_config *sources; /* their before_exec hooks */
+	size_t nsources;
 };
 
 struct keeper {
@@ -52,8 +61,9 @@ struct keeper {
 /* Forks the keeper, which forks the target; returns once the target waits at
  * the barrier. The caller has notify_sig and SIGCHLD blocked. */
 int keeper_start(struct keeper *k, const struct target_spec *t, int notify_sig, struct errbuf *e);
-/* Lets the target exec. */
-int keeper_release(struct keeper *k);
+/* Lets the target exec, after the before_exec hooks of the sources in armed
+ * (bit i = sources[i]). */
+int keeper_release(struct keeper *k, uint64_t armed);
 /* Closes the barrier unreleased: the target exits without running. */
 void keeper_abort(struct keeper *k);
 /* Sends sig to every process of the tree under the keeper: the target's

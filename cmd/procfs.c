@@ -166,11 +166,8 @@ static int thread_children(pid_t pid, pid_t tid, struct pid_list *out)
 	return n < 0 ? (int)n : r;
 }
 
-int procfs_children(pid_t pid, long nthreads, struct pid_list *out)
+int procfs_threads(pid_t pid, struct pid_list *out)
 {
-	if (nthreads == 1)
-		return thread_children(pid, pid, out);
-
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
@@ -178,11 +175,22 @@ int procfs_children(pid_t pid, long nthreads, struct pid_list *out)
 		return (errno == ENOENT || errno == ESRCH) ? 0 : -errno;
 	int r = 0;
 	struct dirent *de;
-	while (r == 0 && (de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		r = thread_children(pid, (pid_t)atoi(de->d_name), out);
-	}
+	while (r == 0 && (de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			r = pid_list_add(out, (pid_t)atoi(de->d_name));
 	closedir(d);
+	return r;
+}
+
+int procfs_children(pid_t pid, long nthreads, struct pid_list *out)
+{
+	if (nthreads == 1)
+		return thread_children(pid, pid, out);
+
+	struct pid_list tids = {0};
+	int r = procfs_threads(pid, &tids);
+	for (size_t i = 0; r == 0 && i < tids.n; i++)
+		r = thread_children(pid, tids.v[i], out);
+	pid_list_free(&tids);
 	return r;
 }

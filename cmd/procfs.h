@@ -50,6 +50,9 @@ ssize_t procfs_read(const char *path, char *buf, size_t cap);
 int procfs_read_stat(pid_t pid, struct proc_stat *st);
 int procfs_read_io(pid_t pid, struct proc_io_counters *c);
 
+/* Appends the thread ids of pid (its own first is not guaranteed). 0 or
+ * -errno; a process that vanished leaves the list as it was. */
+int procfs_threads(pid_t pid, struct pid_list *out);
 /* Appends the children of every thread of pid. nthreads == 1 reads just the
  * main thread's list (one file instead of a directory walk). Returns 0 or
  * -errno; a process that vanished meanwhile leaves the list as it was. */

@@ -162,6 +162,8 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 			continue;
 		if (stop) {
 			tick(s, tfd); /* a tick that fell due with the stop comes first */
+			if (s->sc->ops->finish)
+				s->sc->ops->finish(s->state);
 			take_sample(s, true);
 		}
 		s->sc->ops->close(s->state);

@@ -56,11 +56,20 @@ struct supervisor {
 	bool tree_gone;    /* nothing of the target is left: finish */
 	int interrupt_sig; /* the signal that interrupted the episode */
 	bool keeper_failed; /* the keeper died before the target */
+	bool setup_failed;  /* a source's before_exec failed in the target */
 };
 
 static bool attached(const struct supervisor *s)
 {
 	return s->ep.cfg->target.pid > 0;
+}
+
+/* A source whose failure fails the episode: one the user required, or one
+ * the launched target cannot outlive (its tracer). */
+static bool essential(const struct supervisor *s, const struct source_run *src)
+{
+	return src->sc->required ||
+	       ((src->sc->ops->flags & COLLECTOR_HOLDS_TARGET) && s->ep.cfg->target.pid <= 0);
 }
 
 static bool io_errno(int err)
@@ -208,7 +217,7 @@ static void sampler_gone(struct supervisor *s, struct source_run *src)
 		if (src->rows <= 0 && *src->file)
 			src->rows = jsonl_count_rows(s->ep.dirfd, src->file);
 		log_error("source %s failed: %s", src->sc->ops->name, src->error);
-		if (src->sc->required)
+		if (essential(s, src))
 			stop(s, STOP_COLLECTOR_FAILED);
 	}
 }
@@ -301,6 +310,18 @@ static void target_exited(struct supervisor *s)
 	s->ep.target.status = sh->target_status;
 	s->ep.target.end_ns = sh->target_end_ns;
 	s->ep.target.exec_errno = atomic_load(&sh->exec_errno);
+	int setup = atomic_load(&sh->setup_source);
+	if (setup > 0 && (size_t)setup <= s->ep.nsrc) {
+		struct source_run *src = &s->ep.src[setup - 1];
+		int err = atomic_load(&sh->setup_errno);
+		char why[160];
+		snprintf(why, sizeof(why), "could not prepare the target: %s", strerror(err));
+		src->status = SOURCE_FAILED;
+		set_error(src, err, why);
+		log_error("source %s %s; the target did not run", src->sc->ops->name, why);
+		s->setup_failed = true;
+		s->ep.target.stop_reason = STOP_COLLECTOR_FAILED;
+	}
 	if (s->ep.target.stop_reason == STOP_NONE)
 		s->ep.target.stop_reason = STOP_EXITED;
 	if (s->ep.target.exec_errno)
@@ -419,6 +440,12 @@ static void event_loop(struct supervisor *s)
 		}
 		if (poll(p, n, -1) < 0)
 			continue;
+		/* Samplers first: a tracer's socket closes before the kernel
+		 * kills its tracees, so the target's death that follows is
+		 * known to be the collector's doing. */
+		for (size_t i = 3; i < n; i++)
+			if (p[i].revents && who[i]->sock >= 0)
+				sampler_readable(s, who[i]);
 		if (p[0].revents)
 			on_signal(s);
 		if (p[1].revents)
@@ -428,9 +455,6 @@ static void event_loop(struct supervisor *s)
 			s->ep.target.stop_reason = STOP_EXITED;
 			s->tree_gone = true;
 		}
-		for (size_t i = 3; i < n; i++)
-			if (p[i].revents && who[i]->sock >= 0)
-				sampler_readable(s, who[i]);
 	}
 }
 
@@ -480,12 +504,12 @@ static int exit_status(struct supervisor *s)
 	struct episode *ep = &s->ep;
 	bool failed = false, io = false;
 	for (size_t i = 0; i < ep->nsrc; i++) {
-		if (ep->src[i].status == SOURCE_FAILED && ep->src[i].sc->required) {
+		if (ep->src[i].status == SOURCE_FAILED && essential(s, &ep->src[i])) {
 			failed = true;
 			io |= io_errno(ep->src[i].err);
 		}
 	}
-	if (failed || s->keeper_failed) {
+	if (failed || s->keeper_failed || s->setup_failed) {
 		ep->status = EPISODE_FAILED;
 		return io ? EX_IOERR : EX_SOFTWARE;
 	}
@@ -540,7 +564,11 @@ static int open_output(struct supervisor *s, enum out_mode mode, const char *nam
 static int start_target(struct supervisor *s, struct errbuf *e)
 {
 	const struct config *cfg = s->ep.cfg;
-	struct target_spec t = {.argv = cfg->target.argv, .cwd = cfg->target.cwd, .env = &cfg->target.env};
+	struct target_spec t = {.argv = cfg->target.argv,
+				.cwd = cfg->target.cwd,
+				.env = &cfg->target.env,
+				.sources = cfg->sources,
+				.nsources = cfg->nsources};
 	int r;
 
 	/* The target runs in its own process group, where reading the terminal
@@ -656,10 +684,14 @@ static void abort_start(struct supervisor *s)
 
 static void release(struct supervisor *s)
 {
+	uint64_t armed = 0;
+	for (size_t i = 0; i < s->ep.nsrc && i < 64; i++)
+		if (s->ep.src[i].status == SOURCE_OK)
+			armed |= 1ull << i;
 	s->ep.origin_ns = clock_mono_ns();
 	s->ep.wall_start_ns = clock_wall_ns();
 	if (s->keeper.pid > 0)
-		keeper_release(&s->keeper);
+		keeper_release(&s->keeper, armed);
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];
 		if (src->status != SOURCE_OK)

@@ -13,8 +13,14 @@
  *   open       in the source's own sampler process, on the target waiting at
  *              the start barrier: take the baseline and add the source's
  *              fields to the row (the same keys for the whole episode);
+ *   before_exec  in the target itself, after the start barrier and right
+ *              before exec, for a launched target and a source whose open
+ *              succeeded: what must happen inside the target (a tracer's
+ *              seccomp filter);
  *   sample     at every tick of origin + k * interval and once more at the
  *              end: set the fields to the change since the previous sample;
+ *   finish     once, before that last sample: let go of the target (a
+ *              tracer detaches) so the last row holds everything;
  *   close      release what open took. */
 #ifndef IOPSAMPLE_COLLECTOR_H
 #define IOPSAMPLE_COLLECTOR_H
@@ -45,9 +51,18 @@ struct source_config {
 	void *priv; /* ops->priv_size bytes of source-specific settings */
 };
 
+/* struct collector_ops.flags */
+enum {
+	/* The source's sampler is the launched target's tracer, and the target
+	 * is killed when it dies: its failure ends the episode as
+	 * collector_failed whether or not it is required. */
+	COLLECTOR_HOLDS_TARGET = 1u << 0,
+};
+
 struct collector_ops {
 	const char *name;
 	bool available_in_deployment; /* default for the row tag */
+	unsigned flags;
 
 	/* Source-specific keys: priv_size bytes, zeroed, then init() sets the
 	 * defaults, parse_key() reads one key (returns -ENOENT for a key it does
@@ -64,7 +79,10 @@ struct collector_ops {
 
 	int (*open)(const struct source_config *sc, const struct target_info *t, json_t *row,
 		    void **state, struct errbuf *why);
+	/* Optional. 0 or -errno; a failure keeps the target from running. */
+	int (*before_exec)(const struct source_config *sc);
 	int (*sample)(void *state, struct errbuf *why);
+	void (*finish)(void *state); /* optional */
 	void (*close)(void *state);
 };
 

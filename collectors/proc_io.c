@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "pidmap.h"
 #include "proc_io_tree.h"
 #include "procfs.h"
 
@@ -21,62 +22,16 @@
  * never-decreasing total carries any late count into the next row. */
 #define MAX_PASSES 16
 
-struct pidset {
-	pid_t *slot; /* 0 = empty; open addressing */
-	size_t cap;  /* a power of two, at least twice count */
-	size_t count;
-};
-
 struct proc_io {
 	struct pio_tree tree;
 	struct pio_obs *obs;
 	size_t nobs, obs_cap;
 	struct pid_list queue;
-	struct pidset seen;
+	struct pidmap seen; /* pids visited in this pass */
 	unsigned present; /* fields this kernel reports */
 	json_t *field[IO_NFIELDS];
 	json_t *nprocs;
 };
-
-static void pidset_clear(struct pidset *s)
-{
-	if (s->slot)
-		memset(s->slot, 0, s->cap * sizeof(*s->slot));
-	s->count = 0;
-}
-
-/* The slot holding pid, or the empty slot where it belongs. */
-static size_t pidset_slot(const pid_t *slot, size_t cap, pid_t pid)
-{
-	size_t i = ((size_t)pid * 2654435761u) & (cap - 1);
-	while (slot[i] && slot[i] != pid)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-/* 1 when pid was not in the set (and now is), 0 when it was, -ENOMEM. The
- * set grows with the tree: at most half full, so a probe always ends. */
-static int pidset_add(struct pidset *s, pid_t pid)
-{
-	if ((s->count + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		pid_t *slot = calloc(cap, sizeof(*slot));
-		if (!slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i])
-				slot[pidset_slot(slot, cap, s->slot[i])] = s->slot[i];
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	size_t i = pidset_slot(s->slot, s->cap, pid);
-	if (s->slot[i])
-		return 0;
-	s->slot[i] = pid;
-	s->count++;
-	return 1;
-}
 
 static int obs_push(struct proc_io *p, const struct pio_obs *o)
 {
@@ -114,7 +69,7 @@ static int drain(struct proc_io *p, size_t from)
 {
 	/* the queue grows while it is walked: breadth first, parents first */
 	for (size_t i = from; i < p->queue.n; i++) {
-		int r = pidset_add(&p->seen, p->queue.v[i]);
+		int r = pidmap_add(&p->seen, p->queue.v[i], 0);
 		if (r == 1)
 			r = visit(p, p->queue.v[i]);
 		if (r < 0)
@@ -126,7 +81,7 @@ static int drain(struct proc_io *p, size_t from)
 static int scan(struct proc_io *p)
 {
 	int r;
-	pidset_clear(&p->seen);
+	pidmap_clear(&p->seen);
 	p->nobs = 0;
 	p->queue.n = 0;
 	if ((r = pid_list_add(&p->queue, p->tree.root)) < 0 || (r = drain(p, 0)) < 0)
@@ -177,7 +132,7 @@ static void proc_io_close(void *state)
 		return;
 	pio_tree_free(&p->tree);
 	pid_list_free(&p->queue);
-	free(p->seen.slot);
+	pidmap_free(&p->seen);
 	free(p->obs);
 	free(p);
 }

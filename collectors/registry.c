@@ -4,9 +4,11 @@
 #include "collector.h"
 
 extern const struct collector_ops proc_io_ops;
+extern const struct collector_ops syscall_io_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
+	&syscall_io_ops,
 	NULL,
 };
 

@@ -196,7 +196,7 @@ TEST(unknown_keys_are_positioned_at_the_key)
 	bad(MINIMAL "sources:\n  proc_io:\n    intervl: 1s\n", "t.yaml:5:5",
 	    "unknown key \"intervl\" in sources.proc_io");
 	bad(MINIMAL "output: {level: 3}\n", "t.yaml:3:10", "unknown key \"level\" in output");
-	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io)");
+	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io, syscall_io)");
 }
 
 TEST(wrong_types_are_positioned_at_the_value)
@@ -376,11 +376,51 @@ TEST(name_and_output_dir_options)
 	config_free(&cfg);
 }
 
+static json_t *syscalls_of(const char *yaml)
+{
+	ok(yaml);
+	json_t *all = config_to_json(&cfg);
+	json_t *list = json_object_get(json_object_get(json_object_get(all, "sources"), "syscall_io"),
+				       "syscalls");
+	char *text = json_dumps(list, JSON_COMPACT);
+	json_t *copy = json_string(text);
+	free(text);
+	json_decref(all);
+	config_free(&cfg);
+	return copy;
+}
+
+TEST(syscall_io_syscalls)
+{
+	json_t *d = syscalls_of(MINIMAL "sources: {syscall_io: {}}\n");
+	EXPECT_STR(json_string_value(d), "[\"read\",\"write\",\"pread64\",\"pwrite64\",\"readv\","
+					 "\"writev\",\"preadv\",\"pwritev\",\"preadv2\",\"pwritev2\"]");
+	json_decref(d);
+	d = syscalls_of(MINIMAL "sources: {syscall_io: {syscalls: [sendfile, splice, copy_file_range, "
+			"sendto, recvfrom, sendmsg, recvmsg, read]}}\n");
+	EXPECT_STR(json_string_value(d), "[\"sendfile\",\"splice\",\"copy_file_range\",\"sendto\","
+					 "\"recvfrom\",\"sendmsg\",\"recvmsg\",\"read\"]");
+	json_decref(d);
+
+	bad(MINIMAL "sources:\n  syscall_io:\n    syscalls: [read, wirte]\n", "t.yaml:5:22",
+	    "unknown syscall \"wirte\" (syscall_io counts read, write, pread64");
+	bad(MINIMAL "sources:\n  syscall_io:\n    syscalls:\n      - read\n      - openat\n",
+	    "t.yaml:7:9", "unknown syscall \"openat\"");
+	bad(MINIMAL "sources: {syscall_io: {syscalls: [read, read]}}\n", "t.yaml:3:41",
+	    "syscall \"read\" is listed twice");
+	bad(MINIMAL "sources: {syscall_io: {syscalls: []}}\n", "t.yaml:3:35", "at least one syscall");
+	bad(MINIMAL "sources: {syscall_io: {syscalls: read}}\n", "t.yaml:3:35", "must be a list");
+	bad(MINIMAL "sources: {syscall_io: {syscalls: [[read]]}}\n", "t.yaml:3:36", "got a list");
+	bad(MINIMAL "sources: {syscall_io: {sycalls: [read]}}\n", "t.yaml:3:25",
+	    "unknown key \"sycalls\" in sources.syscall_io");
+}
+
 TEST(resolved_config_loads_back_the_same)
 {
 	ok("episode: {name: rt, duration: 90s, labels: {k: v}}\n"
 	   "target: {command: [a, b], env: {X: \"1\"}, stderr: inherit}\n"
-	   "sources: {proc_io: {interval: 1500us, required: false}}\n"
+	   "sources: {proc_io: {interval: 1500us, required: false},\n"
+	   "          syscall_io: {syscalls: [recvmsg, write]}}\n"
 	   "output: {compression: zstd, zstd_level: 5}\n");
 	json_t *first = config_to_json(&cfg);
 	config_free(&cfg);

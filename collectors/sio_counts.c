@@ -1,0 +1,67 @@
+/* Histogram buckets and the single-writer sequence counter. */
+#include "sio_counts.h"
+
+#include <sched.h>
+
+#define ERESTARTSYS 512
+#define ERESTART_RESTARTBLOCK 516
+
+unsigned sio_bucket(uint64_t bytes)
+{
+	if (bytes == 0)
+		return 0;
+	unsigned b = 64 - (unsigned)__builtin_clzll(bytes); /* floor(log2) + 1 */
+	return b < SIO_HIST_BUCKETS - 1 ? b : SIO_HIST_BUCKETS - 1;
+}
+
+bool sio_restarting(int64_t rval)
+{
+	return rval <= -ERESTARTSYS && rval >= -ERESTART_RESTARTBLOCK;
+}
+
+/* Only the tracer thread writes: a load and a store, no locked instruction. */
+static void bump(_Atomic uint64_t *v, uint64_t by)
+{
+	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + by,
+			      memory_order_relaxed);
+}
+
+void sio_record(struct sio_counts *c, unsigned i, int64_t rval, bool is_error)
+{
+	uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
+	atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	if (is_error) {
+		bump(&c->errors[i], 1);
+	} else {
+		bump(&c->calls[i], 1);
+		bump(&c->bytes[i], (uint64_t)rval);
+		bump(&c->hist[c->dir[i]][sio_bucket((uint64_t)rval)], 1);
+	}
+	atomic_store_explicit(&c->seq, s + 2, memory_order_release);
+}
+
+static void copy(uint64_t *dst, const _Atomic uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = atomic_load_explicit(&src[i], memory_order_relaxed);
+}
+
+void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
+{
+	for (;;) {
+		uint64_t s = atomic_load_explicit(&c->seq, memory_order_acquire);
+		if (s & 1) {
+			sched_yield(); /* the writer is mid-update: a few instructions */
+			continue;
+		}
+		copy(out->calls, c->calls, c->n);
+		copy(out->bytes, c->bytes, c->n);
+		copy(out->errors, c->errors, c->n);
+		copy(out->hist[0], c->hist[0], SIO_HIST_BUCKETS);
+		copy(out->hist[1], c->hist[1], SIO_HIST_BUCKETS);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s)
+			return;
+	}
+}

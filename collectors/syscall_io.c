@@ -1,0 +1,261 @@
+/* syscall_io: read/write syscalls of every thread and child of the target,
+ * counted at their return through ptrace (tracer.c), with sizes bucketed
+ * into log2 histograms. Oracle-only: a deployed system is not traced.
+ *
+ * This file is the collector's face: its config key, the probe, the row's
+ * fields and the per-interval changes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "io_syscalls.h"
+#include "seccomp_filter.h"
+#include "sio_counts.h"
+#include "tracer.h"
+
+#define DEFAULT_SYSCALLS 10 /* the first ten of io_syscalls[]: read ... pwritev2 */
+
+struct sio_config {
+	size_t n;
+	const struct io_syscall *sys[SIO_MAX_SYSCALLS]; /* in the order given */
+};
+
+struct syscall_io {
+	struct sio_counts counts;
+	struct tracer tracer;
+	struct sio_totals prev;
+	json_t *calls[2], *bytes[2], *errors;
+	json_t *hist[2][SIO_HIST_BUCKETS];
+	json_t *by[SIO_MAX_SYSCALLS][3]; /* calls, bytes, errors */
+};
+
+/* ---- config -------------------------------------------------------------- */
+
+static void sio_init(void *priv)
+{
+	struct sio_config *cfg = priv;
+	cfg->n = DEFAULT_SYSCALLS;
+	for (size_t i = 0; i < cfg->n; i++)
+		cfg->sys[i] = &io_syscalls[i];
+}
+
+static int sio_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
+{
+	struct sio_config *cfg = priv;
+	if (strcmp(key, "syscalls"))
+		return -ENOENT;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return cfg_fail(c, v, "syscalls must be a list of syscall names");
+	cfg->n = 0;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *item = cfg_node(c, *it);
+		const char *name;
+		int r = cfg_string(c, item, &name);
+		if (r < 0)
+			return r;
+		const struct io_syscall *sys = io_syscall_find(name);
+		if (!sys) {
+			char known[512];
+			io_syscall_names(known, sizeof(known));
+			return cfg_fail(c, item, "unknown syscall \"%s\" (syscall_io counts %s)", name,
+					known);
+		}
+		for (size_t i = 0; i < cfg->n; i++)
+			if (cfg->sys[i] == sys)
+				return cfg_fail(c, item, "syscall \"%s\" is listed twice", name);
+		cfg->sys[cfg->n++] = sys; /* io_nsyscalls <= SIO_MAX_SYSCALLS */
+	}
+	if (cfg->n == 0)
+		return cfg_fail(c, v, "syscalls must name at least one syscall");
+	return 0;
+}
+
+static void sio_describe(const void *priv, json_t *out)
+{
+	const struct sio_config *cfg = priv;
+	json_t *names = json_array();
+	for (size_t i = 0; i < cfg->n; i++)
+		json_array_append_new(names, json_string(cfg->sys[i]->name));
+	json_object_set_new(out, "syscalls", names);
+}
+
+/* ---- probe ---------------------------------------------------------------- */
+
+/* Traces a child of our own the way the collector will: a host that forbids
+ * ptrace (a container's seccomp profile, Yama's ptrace_scope 3) or lacks
+ * PTRACE_GET_SYSCALL_INFO (Linux < 5.3) says so here, before anything runs. */
+static int sio_probe(const struct source_config *sc, struct errbuf *why)
+{
+	(void)sc;
+	pid_t child = fork();
+	if (child < 0)
+		return errbuf_set(why, errno, "fork: %s", strerror(errno));
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	int r = 0, status;
+	struct __ptrace_syscall_info info;
+	if (ptrace(PTRACE_SEIZE, child, 0L, 0L) < 0)
+		r = errbuf_set(why, errno, "ptrace is not permitted here: %s", strerror(errno));
+	else if (ptrace(PTRACE_INTERRUPT, child, 0L, 0L) < 0 ||
+		 waitpid(child, &status, __WALL) != child)
+		r = errbuf_set(why, errno, "ptrace: cannot stop a test child: %s", strerror(errno));
+	else if (ptrace(PTRACE_GET_SYSCALL_INFO, child, sizeof(info), &info) < 0)
+		r = errbuf_set(why, errno, "PTRACE_GET_SYSCALL_INFO (Linux 5.3): %s", strerror(errno));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return r;
+}
+
+/* ---- in the target, before exec -------------------------------------------- */
+
+static int sio_before_exec(const struct source_config *sc)
+{
+	const struct sio_config *cfg = sc->priv;
+	int nrs[SIO_MAX_SYSCALLS];
+	struct sock_filter insns[SECCOMP_FILTER_MAX_INSNS];
+	for (size_t i = 0; i < cfg->n; i++)
+		nrs[i] = cfg->sys[i]->nr;
+	int n = seccomp_filter_build(nrs, cfg->n, SECCOMP_RET_TRACE, TRACER_SECCOMP_DATA, insns);
+	return n < 0 ? n : seccomp_filter_install(insns, (size_t)n);
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static json_t *zeros(json_t **cells, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, cells[i] = json_integer(0));
+	return a;
+}
+
+static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_t *row)
+{
+	static const char *const dir_name[2] = {"read", "write"};
+	char key[32];
+	for (int d = IO_READ; d <= IO_WRITE; d++) {
+		snprintf(key, sizeof(key), "%s_calls", dir_name[d]);
+		json_object_set_new(row, key, s->calls[d] = json_integer(0));
+		snprintf(key, sizeof(key), "%s_bytes", dir_name[d]);
+		json_object_set_new(row, key, s->bytes[d] = json_integer(0));
+	}
+	json_object_set_new(row, "error_calls", s->errors = json_integer(0));
+	for (int d = IO_READ; d <= IO_WRITE; d++) {
+		snprintf(key, sizeof(key), "%s_size_hist", dir_name[d]);
+		json_object_set_new(row, key, zeros(s->hist[d], SIO_HIST_BUCKETS));
+	}
+	json_t *by = json_object();
+	for (size_t i = 0; i < cfg->n; i++) {
+		json_t *one = json_object();
+		json_object_set_new(one, "calls", s->by[i][0] = json_integer(0));
+		json_object_set_new(one, "bytes", s->by[i][1] = json_integer(0));
+		json_object_set_new(one, "errors", s->by[i][2] = json_integer(0));
+		json_object_set_new(by, cfg->sys[i]->name, one);
+	}
+	json_object_set_new(row, "by_syscall", by);
+}
+
+static void sio_close(void *state)
+{
+	struct syscall_io *s = state;
+	if (!s)
+		return;
+	tracer_stop(&s->tracer);
+	free(s);
+}
+
+static void sio_finish(void *state)
+{
+	tracer_stop(&((struct syscall_io *)state)->tracer);
+}
+
+static int sio_open(const struct source_config *sc, const struct target_info *t, json_t *row,
+		    void **state, struct errbuf *why)
+{
+	const struct sio_config *cfg = sc->priv;
+	struct syscall_io *s = calloc(1, sizeof(*s));
+	if (!s)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	s->counts.n = cfg->n;
+	s->tracer.target = t->pid;
+	s->tracer.attach = t->keeper == 0;
+	s->tracer.counts = &s->counts;
+	memset(s->tracer.index_of_nr, -1, sizeof(s->tracer.index_of_nr));
+	for (size_t i = 0; i < cfg->n; i++) {
+		s->counts.dir[i] = cfg->sys[i]->dir;
+		if (cfg->sys[i]->nr < TRACER_MAX_NR)
+			s->tracer.index_of_nr[cfg->sys[i]->nr] = (int8_t)i;
+	}
+
+	int r = 0;
+	if (!s->tracer.attach && (r = seccomp_filter_available(SECCOMP_RET_TRACE)) < 0)
+		errbuf_set(why, -r, "seccomp filters with SECCOMP_RET_TRACE: %s", strerror(-r));
+	if (r == 0)
+		r = tracer_start(&s->tracer, why);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	add_fields(s, cfg, row);
+	sio_snapshot(&s->counts, &s->prev); /* attached: counting starts here */
+	*state = s;
+	return 0;
+}
+
+static int sio_sample(void *state, struct errbuf *why)
+{
+	struct syscall_io *s = state;
+	int r = tracer_failed(&s->tracer, why);
+	if (r < 0)
+		return r;
+
+	struct sio_totals now;
+	uint64_t calls[2] = {0}, bytes[2] = {0}, errors = 0;
+	sio_snapshot(&s->counts, &now);
+	for (size_t i = 0; i < s->counts.n; i++) {
+		uint64_t c = now.calls[i] - s->prev.calls[i];
+		uint64_t b = now.bytes[i] - s->prev.bytes[i];
+		uint64_t e = now.errors[i] - s->prev.errors[i];
+		calls[s->counts.dir[i]] += c;
+		bytes[s->counts.dir[i]] += b;
+		errors += e;
+		json_integer_set(s->by[i][0], (json_int_t)c);
+		json_integer_set(s->by[i][1], (json_int_t)b);
+		json_integer_set(s->by[i][2], (json_int_t)e);
+	}
+	for (int d = IO_READ; d <= IO_WRITE; d++) {
+		json_integer_set(s->calls[d], (json_int_t)calls[d]);
+		json_integer_set(s->bytes[d], (json_int_t)bytes[d]);
+		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
+			json_integer_set(s->hist[d][b], (json_int_t)(now.hist[d][b] - s->prev.hist[d][b]));
+	}
+	json_integer_set(s->errors, (json_int_t)errors);
+	s->prev = now;
+	return 0;
+}
+
+const struct collector_ops syscall_io_ops = {
+	.name = "syscall_io",
+	.available_in_deployment = false,
+	.flags = COLLECTOR_HOLDS_TARGET,
+	.priv_size = sizeof(struct sio_config),
+	.init = sio_init,
+	.parse_key = sio_parse_key,
+	.describe = sio_describe,
+	.probe = sio_probe,
+	.open = sio_open,
+	.before_exec = sio_before_exec,
+	.sample = sio_sample,
+	.finish = sio_finish,
+	.close = sio_close,
+};

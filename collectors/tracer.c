@@ -1,0 +1,350 @@
+/* The tracer thread: seize, then one waitpid() loop over every tracee stop.
+ *
+ * Per counted syscall the launched target costs two stops, four ptrace calls
+ * and two waitpid()s; everything else here happens once per thread or
+ * signal. Nothing in the loop allocates except the tracee table when the
+ * tree grows. */
+#define _GNU_SOURCE
+#include "tracer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "procfs.h"
+#include "seccomp_filter.h"
+
+#define NOT_IN_SYSCALL (-1)
+/* Sent to the tracer thread to take it out of waitpid() when it must stop. */
+#define KICK_SIGNAL SIGUSR1
+#define STOP_TIMEOUT_NS (2 * NS_PER_S)
+
+static const long trace_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP |
+				  PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+				  PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
+
+static int fail(struct tracer *tr, int err, const char *what, pid_t pid)
+{
+	tr->err_no = err;
+	return errbuf_set(&tr->err, err, "%s %d: %s", what, (int)pid, strerror(err));
+}
+
+/* A tracee killed while stopped makes any request fail with ESRCH; its end
+ * arrives through waitpid() like any other. */
+static int request(struct tracer *tr, enum __ptrace_request req, pid_t pid, long data,
+		   const char *what)
+{
+	if (ptrace(req, pid, 0L, data) == 0 || errno == ESRCH)
+		return 0;
+	return fail(tr, errno, what, pid);
+}
+
+static int resume(struct tracer *tr, pid_t pid, int sig)
+{
+	return request(tr, tr->attach ? PTRACE_SYSCALL : PTRACE_CONT, pid, sig, "resuming");
+}
+
+static int event_msg(struct tracer *tr, pid_t pid, unsigned long *msg)
+{
+	if (ptrace(PTRACE_GETEVENTMSG, pid, 0L, msg) == 0)
+		return 0;
+	return errno == ESRCH ? 1 : fail(tr, errno, "PTRACE_GETEVENTMSG", pid);
+}
+
+static bool stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* The tracee's "inside counted syscall i" slot; a tracee seen for the first
+ * time (auto-attached, its clone event not handled yet) is added. */
+static int *slot(struct tracer *tr, pid_t pid)
+{
+	int *v = pidmap_get(&tr->tracees, pid);
+	if (v || pidmap_add(&tr->tracees, pid, NOT_IN_SYSCALL) < 0)
+		return v;
+	return pidmap_get(&tr->tracees, pid);
+}
+
+/* A syscall-entry stop (attached only) or a syscall-exit stop. */
+static int syscall_stop(struct tracer *tr, pid_t pid, int *inside)
+{
+	struct __ptrace_syscall_info info;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
+		return errno == ESRCH ? 0 : fail(tr, errno, "PTRACE_GET_SYSCALL_INFO", pid);
+
+	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		bool ours = info.arch == SECCOMP_NATIVE_ARCH && info.entry.nr < TRACER_MAX_NR;
+		*inside = ours ? tr->index_of_nr[info.entry.nr] : NOT_IN_SYSCALL;
+		return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
+	}
+	if (info.op == PTRACE_SYSCALL_INFO_EXIT && *inside != NOT_IN_SYSCALL &&
+	    !sio_restarting(info.exit.rval))
+		sio_record(tr->counts, (unsigned)*inside, info.exit.rval, info.exit.is_error);
+	*inside = NOT_IN_SYSCALL;
+	return resume(tr, pid, 0);
+}
+
+static int on_stop(struct tracer *tr, pid_t pid, int status)
+{
+	if (!WIFSTOPPED(status)) {
+		pidmap_del(&tr->tracees, pid); /* exited or killed */
+		return 0;
+	}
+	int *inside = slot(tr, pid);
+	if (!inside)
+		return fail(tr, ENOMEM, "tracking thread", pid);
+	int sig = WSTOPSIG(status);
+	unsigned long msg;
+	int r;
+
+	switch ((unsigned)status >> 16) {
+	case 0:
+		if (sig == (SIGTRAP | 0x80))
+			return syscall_stop(tr, pid, inside);
+		return resume(tr, pid, sig); /* signal-delivery-stop: deliver it */
+
+	case PTRACE_EVENT_SECCOMP:
+		if ((r = event_msg(tr, pid, &msg)) != 0)
+			return r < 0 ? r : 0;
+		if (!tr->attach && msg - TRACER_SECCOMP_DATA < tr->counts->n) {
+			*inside = (int)(msg - TRACER_SECCOMP_DATA);
+			return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
+		}
+		return resume(tr, pid, 0); /* a filter of the target's own */
+
+	case PTRACE_EVENT_EXEC:
+		/* A thread that is not the leader exec'd: it took the leader's
+		 * id, and its own id is gone without an exit to report. */
+		if ((r = event_msg(tr, pid, &msg)) < 0)
+			return r;
+		if (r == 0 && (pid_t)msg != pid)
+			pidmap_del(&tr->tracees, (pid_t)msg);
+		if (!(inside = slot(tr, pid)))
+			return fail(tr, ENOMEM, "tracking thread", pid);
+		*inside = NOT_IN_SYSCALL;
+		return resume(tr, pid, 0);
+
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		/* The new tracee is known from here, so a detach waits for it. */
+		if ((r = event_msg(tr, pid, &msg)) < 0)
+			return r;
+		if (r == 0 && pidmap_add(&tr->tracees, (pid_t)msg, NOT_IN_SYSCALL) < 0)
+			return fail(tr, ENOMEM, "tracking thread", (pid_t)msg);
+		return resume(tr, pid, 0);
+
+	case PTRACE_EVENT_STOP:
+		/* A group-stop keeps the tracee stopped, as SIGSTOP meant, yet
+		 * lets SIGCONT and SIGKILL through; any other is the first stop of
+		 * a new tracee or our own interrupt. */
+		if (stop_signal(sig))
+			return request(tr, PTRACE_LISTEN, pid, 0, "PTRACE_LISTEN");
+		return resume(tr, pid, 0);
+
+	default:
+		return resume(tr, pid, 0);
+	}
+}
+
+/* Attached, at the end: each tracee is detached at its next stop, a
+ * syscall-exit stop counted first and a pending signal passed on. */
+static int on_stop_detaching(struct tracer *tr, pid_t pid, int status)
+{
+	int *inside = pidmap_get(&tr->tracees, pid);
+	if (WIFSTOPPED(status)) {
+		int sig = WSTOPSIG(status);
+		int deliver = 0;
+		if ((unsigned)status >> 16 == 0 && sig == (SIGTRAP | 0x80)) {
+			struct __ptrace_syscall_info info;
+			if (inside && *inside != NOT_IN_SYSCALL &&
+			    ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0 &&
+			    info.op == PTRACE_SYSCALL_INFO_EXIT && !sio_restarting(info.exit.rval))
+				sio_record(tr->counts, (unsigned)*inside, info.exit.rval,
+					   info.exit.is_error);
+		} else if ((unsigned)status >> 16 == 0) {
+			deliver = sig;
+		}
+		int r = request(tr, PTRACE_DETACH, pid, deliver, "PTRACE_DETACH");
+		if (r < 0)
+			return r;
+	}
+	pidmap_del(&tr->tracees, pid);
+	return 0;
+}
+
+static void interrupt_all(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->tracees.cap; i++)
+		if (tr->tracees.slot[i].pid)
+			ptrace(PTRACE_INTERRUPT, tr->tracees.slot[i].pid, 0L, 0L);
+}
+
+static int trace(struct tracer *tr)
+{
+	bool detaching = false;
+	for (;;) {
+		if (!detaching && atomic_load(&tr->stopping)) {
+			if (!tr->attach)
+				return 0; /* what is left dies with the thread */
+			detaching = true;
+			interrupt_all(tr);
+		}
+		if (detaching && tr->tracees.count == 0)
+			return 0;
+
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == ECHILD ? 0 : fail(tr, errno, "waitpid by tracer", gettid());
+		}
+		int r = detaching ? on_stop_detaching(tr, pid, status) : on_stop(tr, pid, status);
+		if (r < 0)
+			return r;
+	}
+}
+
+static int seize(struct tracer *tr, pid_t tid, long options)
+{
+	if (ptrace(PTRACE_SEIZE, tid, 0L, options) < 0)
+		return -errno;
+	if (pidmap_add(&tr->tracees, tid, NOT_IN_SYSCALL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Attached: every thread of every process of the tree, found again until a
+ * pass finds nothing new. A thread that appeared meanwhile was auto-attached
+ * by its creator (EPERM here: it is ours already) or is found next pass. Each
+ * is interrupted, and starts syscall tracing at that stop. */
+static int attach_tree(struct tracer *tr)
+{
+	int r = seize(tr, tr->target, trace_options);
+	if (r < 0)
+		return errbuf_set(&tr->err, -r, "cannot trace pid %d: %s%s", (int)tr->target,
+				  strerror(-r),
+				  r == -EPERM ? " (traced already, or forbidden by Yama's ptrace_scope)" : "");
+	ptrace(PTRACE_INTERRUPT, tr->target, 0L, 0L);
+
+	struct pid_list procs = {0}, tids = {0};
+	for (bool grew = true; grew && r == 0;) {
+		grew = false;
+		procs.n = 0;
+		r = pid_list_add(&procs, tr->target);
+		for (size_t i = 0; r == 0 && i < procs.n; i++) {
+			tids.n = 0;
+			if ((r = procfs_threads(procs.v[i], &tids)) < 0)
+				break;
+			for (size_t j = 0; r == 0 && j < tids.n; j++) {
+				if (pidmap_get(&tr->tracees, tids.v[j]))
+					continue;
+				int s = seize(tr, tids.v[j], trace_options);
+				if (s == 0) {
+					ptrace(PTRACE_INTERRUPT, tids.v[j], 0L, 0L);
+					grew = true;
+				} else if (s == -ENOMEM) {
+					r = s;
+				}
+			}
+			if (r == 0)
+				r = procfs_children(procs.v[i], (long)tids.n, &procs);
+		}
+	}
+	pid_list_free(&procs);
+	pid_list_free(&tids);
+	return r < 0 ? errbuf_set(&tr->err, -r, "attaching to the tree of %d: %s", (int)tr->target,
+				  strerror(-r))
+		     : 0;
+}
+
+static void *tracer_main(void *arg)
+{
+	struct tracer *tr = arg;
+	int r;
+	if (tr->attach) {
+		r = attach_tree(tr);
+	} else {
+		r = seize(tr, tr->target, trace_options | PTRACE_O_EXITKILL);
+		if (r < 0)
+			errbuf_set(&tr->err, -r, "cannot trace the target (pid %d): %s", (int)tr->target,
+				   strerror(-r));
+	}
+	tr->start_err = r;
+	sem_post(&tr->ready);
+	if (r == 0 && trace(tr) < 0)
+		atomic_store(&tr->finished, -1);
+	else
+		atomic_store(&tr->finished, 1);
+	return NULL;
+}
+
+static void kicked(int sig)
+{
+	(void)sig;
+}
+
+int tracer_start(struct tracer *tr, struct errbuf *why)
+{
+	/* no SA_RESTART: the kick must end a waitpid() */
+	struct sigaction sa = {.sa_handler = kicked};
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(KICK_SIGNAL, &sa, NULL) < 0 || sem_init(&tr->ready, 0, 0) < 0)
+		return errbuf_set(why, errno, "tracer setup: %s", strerror(errno));
+	int r = pthread_create(&tr->thread, NULL, tracer_main, tr);
+	if (r)
+		return errbuf_set(why, r, "tracer thread: %s", strerror(r));
+	while (sem_wait(&tr->ready) < 0 && errno == EINTR)
+		;
+	tr->running = true;
+	if (tr->start_err < 0) {
+		pthread_join(tr->thread, NULL);
+		tr->running = false;
+		*why = tr->err;
+		return tr->start_err;
+	}
+	return 0;
+}
+
+void tracer_stop(struct tracer *tr)
+{
+	if (!tr->running)
+		return;
+	atomic_store(&tr->stopping, 1);
+	int64_t deadline = clock_mono_ns() + STOP_TIMEOUT_NS;
+	/* The kick can land just before the thread enters waitpid(), where it
+	 * would be lost: repeat it until the thread is done. */
+	do {
+		pthread_kill(tr->thread, KICK_SIGNAL);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 5 * NS_PER_MS;
+		if (ts.tv_nsec >= NS_PER_S) {
+			ts.tv_sec++;
+			ts.tv_nsec -= NS_PER_S;
+		}
+		if (pthread_timedjoin_np(tr->thread, NULL, &ts) == 0) {
+			tr->running = false;
+			pidmap_free(&tr->tracees);
+			return;
+		}
+	} while (clock_mono_ns() < deadline);
+	/* A tracee stuck in uninterruptible sleep: the sampler's exit detaches
+	 * it (attached) or kills it (launched). */
+}
+
+int tracer_failed(struct tracer *tr, struct errbuf *why)
+{
+	if (atomic_load(&tr->finished) >= 0)
+		return 0;
+	*why = tr->err; /* written before finished */
+	return -tr->err_no;
+}
