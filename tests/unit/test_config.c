@@ -408,8 +408,8 @@ TEST(syscall_io_syscalls)
 	    "t.yaml:7:9", "unknown syscall \"openat\"");
 	bad(MINIMAL "sources: {syscall_io: {syscalls: [read, read]}}\n", "t.yaml:3:41",
 	    "syscall \"read\" is listed twice");
-	bad(MINIMAL "sources: {syscall_io: {syscalls: []}}\n", "t.yaml:3:35", "at least one syscall");
-	bad(MINIMAL "sources: {syscall_io: {syscalls: read}}\n", "t.yaml:3:35", "must be a list");
+	bad(MINIMAL "sources: {syscall_io: {syscalls: []}}\n", "t.yaml:3:34", "at least one syscall");
+	bad(MINIMAL "sources: {syscall_io: {syscalls: read}}\n", "t.yaml:3:34", "must be a list");
 	bad(MINIMAL "sources: {syscall_io: {syscalls: [[read]]}}\n", "t.yaml:3:36", "got a list");
 	bad(MINIMAL "sources: {syscall_io: {sycalls: [read]}}\n", "t.yaml:3:25",
 	    "unknown key \"sycalls\" in sources.syscall_io");
