@@ -411,7 +411,7 @@ TEST(syscall_io_syscalls)
 	bad(MINIMAL "sources: {syscall_io: {syscalls: []}}\n", "t.yaml:3:34", "at least one syscall");
 	bad(MINIMAL "sources: {syscall_io: {syscalls: read}}\n", "t.yaml:3:34", "must be a list");
 	bad(MINIMAL "sources: {syscall_io: {syscalls: [[read]]}}\n", "t.yaml:3:35", "got a list");
-	bad(MINIMAL "sources: {syscall_io: {sycalls: [read]}}\n", "t.yaml:3:25",
+	bad(MINIMAL "sources: {syscall_io: {sycalls: [read]}}\n", "t.yaml:3:24",
 	    "unknown key \"sycalls\" in sources.syscall_io");
 }
 
