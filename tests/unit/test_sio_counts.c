@@ -1,0 +1,96 @@
+/* syscall_io's histogram edges and its lock-free snapshots. */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "sio_counts.h"
+#include "testing.h"
+
+TEST(bucket_edges_are_log2_of_the_returned_bytes)
+{
+	EXPECT_EQ(sio_bucket(0), 0);
+	EXPECT_EQ(sio_bucket(1), 1);
+	EXPECT_EQ(sio_bucket(2), 2);
+	EXPECT_EQ(sio_bucket(3), 2);
+	EXPECT_EQ(sio_bucket(4), 3);
+	EXPECT_EQ(sio_bucket(4095), 12);
+	EXPECT_EQ(sio_bucket(4096), 13);
+	EXPECT_EQ(sio_bucket(32768), 16);
+	EXPECT_EQ(sio_bucket((1u << 30) - 1), 30);
+	EXPECT_EQ(sio_bucket(1u << 30), 31);
+	EXPECT_EQ(sio_bucket(UINT64_MAX), 31);
+	for (unsigned i = 1; i <= 30; i++) {
+		EXPECT_EQ(sio_bucket(1ull << (i - 1)), i);
+		EXPECT_EQ(sio_bucket((1ull << i) - 1), i);
+	}
+}
+
+TEST(restart_codes_are_not_results)
+{
+	EXPECT(!sio_restarting(-511));
+	EXPECT(sio_restarting(-512)); /* ERESTARTSYS */
+	EXPECT(sio_restarting(-513));
+	EXPECT(sio_restarting(-514));
+	EXPECT(sio_restarting(-516)); /* ERESTART_RESTARTBLOCK */
+	EXPECT(!sio_restarting(-517));
+	EXPECT(!sio_restarting(-4)); /* EINTR is a result */
+	EXPECT(!sio_restarting(512));
+}
+
+TEST(record_sorts_calls_bytes_errors_and_directions)
+{
+	static struct sio_counts c = {.n = 2, .dir = {IO_READ, IO_WRITE}};
+	struct sio_totals t;
+	sio_record(&c, 0, 4096, false);
+	sio_record(&c, 0, 0, false);
+	sio_record(&c, 1, 100, false);
+	sio_record(&c, 1, -9, true);
+	sio_snapshot(&c, &t);
+	EXPECT_EQ(t.calls[0], 2);
+	EXPECT_EQ(t.bytes[0], 4096);
+	EXPECT_EQ(t.errors[0], 0);
+	EXPECT_EQ(t.calls[1], 1);
+	EXPECT_EQ(t.bytes[1], 100);
+	EXPECT_EQ(t.errors[1], 1);
+	EXPECT_EQ(t.hist[IO_READ][13], 1);
+	EXPECT_EQ(t.hist[IO_READ][0], 1);
+	EXPECT_EQ(t.hist[IO_WRITE][7], 1);
+}
+
+static struct sio_counts shared = {.n = 3, .dir = {IO_READ, IO_WRITE, IO_READ}};
+static atomic_int writing_done;
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; i < 2000000; i++)
+		sio_record(&shared, i % 3, (int64_t)(i % 70000), false);
+	atomic_store(&writing_done, 1);
+	return NULL;
+}
+
+/* Every snapshot taken while another thread records must be whole: the
+ * histograms add up to the calls, and nothing ever goes backwards. */
+TEST(snapshots_under_a_concurrent_writer_are_consistent)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, writer, NULL);
+	struct sio_totals prev = {0}, now;
+	unsigned snapshots = 0;
+	while (!atomic_load(&writing_done) || snapshots == 0) {
+		sio_snapshot(&shared, &now);
+		uint64_t calls[2] = {now.calls[0] + now.calls[2], now.calls[1]}, hist[2] = {0, 0};
+		for (int d = 0; d < 2; d++)
+			for (int b = 0; b < SIO_HIST_BUCKETS; b++)
+				hist[d] += now.hist[d][b];
+		EXPECT_EQ(hist[0], calls[0]);
+		EXPECT_EQ(hist[1], calls[1]);
+		for (int i = 0; i < 3; i++)
+			EXPECT(now.calls[i] >= prev.calls[i] && now.bytes[i] >= prev.bytes[i]);
+		prev = now;
+		snapshots++;
+	}
+	pthread_join(t, NULL);
+	sio_snapshot(&shared, &now);
+	EXPECT_EQ(now.calls[0] + now.calls[1] + now.calls[2], 2000000);
+	EXPECT(snapshots > 1);
+}
