@@ -1,0 +1,219 @@
+# syscall_io: the episode's counts equal what the workload counted itself,
+# through threads, forks, a vfork, an exec from a thread, signals and a group
+# stop; attach mode detaches cleanly; the target dies with its tracer.
+. "$(dirname "$0")/lib/common.sh"
+
+SYSIO=$WORKLOADS/sysio
+
+# episode_matches_report EPISODE_DIR REPORT: every count of the workload's
+# report equals the episode's sum, per syscall, per direction and per bucket;
+# every row's histograms add up to its calls.
+episode_matches_report() {
+	episode_py "$1" <<PY
+import json
+from epi import expect
+w = json.load(open("$2"))
+rows = ep.rows["syscall_io"]
+expect(ep.manifest["status"] == "complete", "status " + ep.manifest["status"])
+for name, want in w["syscalls"].items():
+    got = {k: sum(r["by_syscall"][name][k] for r in rows) for k in ("calls", "bytes", "errors")}
+    expect(got == want, "%s: episode %s, workload %s" % (name, got, want))
+reads = ("read", "pread64", "readv", "preadv", "preadv2")
+for d in ("read", "write"):
+    names = [n for n in w["syscalls"] if (n in reads) == (d == "read")]
+    for f in ("calls", "bytes"):
+        want = sum(w["syscalls"][n][f] for n in names)
+        expect(ep.total("syscall_io", d + "_" + f) == want,
+               "%s_%s %d, workload %d" % (d, f, ep.total("syscall_io", d + "_" + f), want))
+    hist = [sum(r[d + "_size_hist"][b] for r in rows) for b in range(32)]
+    expect(hist == w[d + "_size_hist"], "%s_size_hist %s, workload %s" % (d, hist, w[d + "_size_hist"]))
+    for r in rows:
+        expect(sum(r[d + "_size_hist"]) == r[d + "_calls"], "row %d: %s histogram != calls" % (r["seq"], d))
+errors = sum(v["errors"] for v in w["syscalls"].values())
+expect(errors > 0 and ep.total("syscall_io", "error_calls") == errors, "error_calls")
+calls = sum(v["calls"] for v in w["syscalls"].values())
+print("%d calls, %d B read, %d B written, %d errors: equal over %d rows; %d processes, %d threads, %d signals" % (
+    calls, ep.total("syscall_io", "read_bytes"), ep.total("syscall_io", "write_bytes"), errors,
+    len(rows), w["processes"], w["threads"], w["signals"]))
+PY
+}
+
+counts_equal_the_workloads() { # name compression
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1}
+target:
+  command: [$SYSIO, --threads, "3", --children, "2", --rounds, "4", --exec-from-thread,
+            --report, $WORK/$1.json, --tag, $TAG]
+sources:
+  syscall_io: {interval: 10ms}
+output: {compression: $2}
+EOY
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || { echo "exit $?"; return 1; }
+	episode_matches_report "$WORK/episodes/$1" "$WORK/$1.json"
+}
+
+# Queued signals (each must arrive: re-injected, not swallowed) and a
+# SIGSTOP/SIGCONT while the workload runs.
+signals_and_group_stop() {
+	cat >"$WORK/sig.yaml" <<EOY
+episode: {name: sig}
+target:
+  command: [$SYSIO, --threads, "2", --children, "1", --rounds, "60", --pause-ms, "20",
+            --report, $WORK/sig.json, --tag, $TAG]
+sources:
+  syscall_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/sig.yaml" --quiet &
+	local sup=$! target
+	wait_for_file "$WORK/episodes/sig/syscall_io.jsonl" || { echo "no rows"; return 1; }
+	target=$("$PY" -c "import json; print(json.load(open('$WORK/episodes/sig/manifest.json'))['target']['pid'])")
+	local sent=0
+	for _ in $(seq 40); do /bin/kill -s RTMIN "$target" && sent=$((sent + 1)); sleep 0.005; done
+	/bin/kill -STOP "$target"
+	wait_until 2 grep -q '^State:.*[tT]' /proc/"$target"/status || { echo "never stopped"; return 1; }
+	sleep 0.2
+	grep -q '^State:.*[tT]' /proc/"$target"/status || { echo "did not stay stopped"; return 1; }
+	/bin/kill -CONT "$target"
+	for _ in $(seq 40); do /bin/kill -s RTMIN "$target" && sent=$((sent + 1)); sleep 0.005; done
+	wait $sup || { echo "exit $?"; return 1; }
+	"$PY" -c "import json,sys; n=json.load(open('$WORK/sig.json'))['signals']; sys.exit(0 if n == $sent else 'received %d of $sent signals' % n)" || return 1
+	episode_matches_report "$WORK/episodes/sig" "$WORK/sig.json"
+}
+
+# The tick never waits for the tracee: a target blocked in a traced read for
+# 300 ms, then busy in traced writes, still gets a row at every grid point.
+grid_while_blocked_and_busy() {
+	cat >"$WORK/grid.yaml" <<EOY
+episode: {name: grid}
+target:
+  command: "sleep 0.3 | cat; dd if=/dev/zero of=/dev/null bs=1 count=20000 2>/dev/null"
+sources:
+  syscall_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/grid.yaml" --quiet || { echo "exit $?"; return 1; }
+	episode_py "$WORK/episodes/grid" <<'PY'
+from epi import expect
+rows = ep.rows["syscall_io"][:-1]
+late = sorted(r["t_mono_ns"] % 10000000 for r in rows)
+wide = [r["seq"] for r in rows if r["interval_ns"] > 25000000]
+expect(not wide, "rows %s span more than two grid points" % wide[:5])
+expect(ep.total("syscall_io", "write_calls") >= 20000, "dd's writes")
+print("%d rows, p99 lateness %.3f ms" % (len(rows), late[int(len(late) * 0.99)] / 1e6))
+PY
+}
+
+# Attached to a running workload: rows while attached, then the process is
+# detached, not stopped or traced, and finishes by itself with exact reports.
+attach_detaches_cleanly() {
+	"$SYSIO" --threads 2 --children 1 --rounds 60 --pause-ms 30 --report "$WORK/att.json" --tag "$TAG" &
+	local victim=$!
+	sleep 0.2
+	cat >"$WORK/att.yaml" <<EOY
+episode: {name: att, duration: 1s}
+target: {pid: $victim}
+sources: {syscall_io: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/att.yaml" --quiet || { echo "exit $?"; return 1; }
+	kill -0 $victim 2>/dev/null || { echo "the attached process did not survive"; return 1; }
+	for task in /proc/$victim/task/*; do
+		grep -q '^TracerPid:[[:space:]]*0$' "$task/status" || { echo "$task still traced"; return 1; }
+		grep -q '^State:.*[RSD]' "$task/status" || { echo "$task left $(grep State "$task/status")"; return 1; }
+	done
+	wait $victim || { echo "the workload exited $?"; return 1; }
+	episode_py "$WORK/episodes/att" <<PY
+import json
+from epi import expect
+w = json.load(open("$WORK/att.json"))
+rows = ep.rows["syscall_io"]
+expect(ep.manifest["target"]["stop_reason"] == "duration", "stop_reason")
+expect(19 <= len(rows) <= 22, "%d rows at 50 ms over 1 s" % len(rows))
+for name, want in w["syscalls"].items():
+    got = sum(r["by_syscall"][name]["calls"] for r in rows)
+    expect(0 < got < want["calls"], "%s: %d calls while attached, %d in all" % (name, got, want["calls"]))
+for r in rows:
+    expect(sum(r["read_size_hist"]) == r["read_calls"], "row %d histogram" % r["seq"])
+print("%d of %d calls while attached" % (
+    ep.total("syscall_io", "read_calls") + ep.total("syscall_io", "write_calls"),
+    sum(v["calls"] for v in w["syscalls"].values())))
+PY
+}
+
+# Without its tracer every filtered syscall would fail with ENOSYS: the
+# target dies with it and the episode says why.
+tracer_killed_kills_target() {
+	cat >"$WORK/tk.yaml" <<EOY
+episode: {name: tk}
+target:
+  command: [$SYSIO, --rounds, "500", --pause-ms, "10", --tag, $TAG]
+sources:
+  syscall_io: {interval: 10ms, required: false}
+  proc_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/tk.yaml" --quiet &
+	local sup=$!
+	wait_for_file "$WORK/episodes/tk/syscall_io.jsonl" || { echo "no rows"; return 1; }
+	sleep 0.2
+	pkill -KILL -P $sup -x iops-syscall_io
+	wait $sup
+	local c=$?
+	[ $c -eq 70 ] || { echo "exit $c, expected 70"; return 1; }
+	wait_untagged 2 || { echo "left running: $(tagged)"; return 1; }
+	episode_py "$WORK/episodes/tk" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "failed", "status " + m["status"])
+t = m["target"]
+expect(t["stop_reason"] == "collector_failed", "stop_reason %s" % t["stop_reason"])
+expect(t["signal"] == "SIGKILL", "target %s" % t)
+s = m["sources"]["syscall_io"]
+expect(s["status"] == "failed" and "SIGKILL" in s["error"], "source %s" % s)
+expect(m["sources"]["proc_io"]["status"] == "ok", "proc_io kept its rows")
+PY
+}
+
+# SIGKILL while the target is in a group-stop (a ptrace-stop for the tracer):
+# the episode ends at once with the target's death.
+killed_while_stopped() {
+	cat >"$WORK/ks.yaml" <<EOY
+episode: {name: ks}
+target:
+  command: [$SYSIO, --rounds, "500", --pause-ms, "10", --tag, $TAG]
+sources:
+  syscall_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/ks.yaml" --quiet &
+	local sup=$! target
+	wait_for_file "$WORK/episodes/ks/syscall_io.jsonl" || { echo "no rows"; return 1; }
+	target=$("$PY" -c "import json; print(json.load(open('$WORK/episodes/ks/manifest.json'))['target']['pid'])")
+	/bin/kill -STOP "$target"
+	wait_until 2 grep -q '^State:.*[tT]' /proc/"$target"/status || { echo "never stopped"; return 1; }
+	/bin/kill -KILL "$target"
+	wait_until 5 sh -c "! kill -0 $sup 2>/dev/null" || { echo "iopsample hangs"; return 1; }
+	wait $sup
+	local c=$?
+	[ $c -eq 137 ] || { echo "exit $c, expected 137"; return 1; }
+	episode_py "$WORK/episodes/ks" <<'PY'
+from epi import expect
+expect(ep.manifest["status"] == "complete", "status")
+expect(ep.manifest["sources"]["syscall_io"]["status"] == "ok", "source")
+PY
+}
+
+unknown_syscall_is_a_config_error() {
+	printf 'episode: {name: bad}\ntarget: {command: [true]}\nsources:\n  syscall_io:\n    syscalls: [read, wirte]\n' >"$WORK/bad.yaml"
+	local err c
+	err=$("$IOPSAMPLE" run "$WORK/bad.yaml" 2>&1)
+	c=$?
+	[ $c -eq 78 ] || { echo "exit $c"; return 1; }
+	[ "$err" = "iopsample: $WORK/bad.yaml:5:22: unknown syscall \"wirte\" (syscall_io counts read, write, pread64, pwrite64, readv, writev, preadv, pwritev, preadv2, pwritev2, sendfile, splice, copy_file_range, sendto, recvfrom, sendmsg, recvmsg)" ] || { echo "said: $err"; return 1; }
+	[ ! -e "$WORK/episodes/bad" ] || { echo "created the episode"; return 1; }
+}
+
+check syscall_io_counts_equal_the_workloads counts_equal_the_workloads plain none
+check syscall_io_counts_equal_the_workloads_zstd counts_equal_the_workloads packed zstd
+check signals_and_a_group_stop_lose_nothing signals_and_group_stop
+check grid_holds_while_the_tracee_blocks_or_is_busy grid_while_blocked_and_busy
+check attach_mode_detaches_and_the_workload_finishes attach_detaches_cleanly
+check target_dies_with_its_tracer tracer_killed_kills_target
+check tracee_killed_while_stopped killed_while_stopped
+check unknown_syscall_exits_78_with_its_position unknown_syscall_is_a_config_error
