@@ -23,7 +23,7 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all check run deps test-deps clean
+.PHONY: all check run bench deps test-deps clean
 all: $(BUILD)/iopsample
 
 $(BUILD)/.build-deps:
@@ -60,6 +60,15 @@ check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps
 
 run: $(BUILD)/iopsample
 	$(BUILD)/iopsample run config/examples/quickstart.yaml --name quickstart-$$(date +%Y%m%d-%H%M%S)
+
+# Not part of check: timings, reported as ratios measured side by side.
+$(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/.test-deps
+	@tools/install-deps strace
+	/usr/bin/python3 bench/syscall_io.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -47,6 +47,7 @@ struct tracer {
 	bool running;
 	sem_t ready;
 	int start_err;
+	bool spin; /* poll briefly for the next stop before sleeping */
 	struct pidmap tracees; /* tid -> the counted index it is inside, or -1 */
 	_Atomic int stopping;
 	_Atomic int finished;

@@ -59,9 +59,10 @@ def schema(name):
 env = list(schema("envelope")["properties"])
 got = table_fields("### The envelope")
 expect(got == env, "envelope: docs %s, schema %s" % (got, env))
-props = [k for k in schema("proc_io")["properties"] if k != "source"]
-got = table_fields("## proc_io")
-expect(got == props, "proc_io: docs %s, schema %s" % (got, props))
+for source in ("proc_io", "syscall_io"):
+    props = [k for k in schema(source)["properties"] if k != "source"]
+    got = table_fields("## " + source)
+    expect(got == props, "%s: docs %s, schema %s" % (source, got, props))
 man = list(schema("manifest")["properties"])
 got = [f for cell in re.findall(r"^\| ((?:`[a-z_]+`(?:, )?)+) \|", doc.split("## manifest.json", 1)[1], re.M)
        for f in re.findall(r"`([a-z_]+)`", cell)]
