@@ -40,20 +40,6 @@ else:
 PY
 }
 
-# A folder user nobody can use, holding its own copy of iopsample: the build
-# tree may sit where nobody cannot reach (a clone under /root).
-unprivileged_dir() {
-	local dir=$WORK/$1
-	mkdir -p "$dir"
-	chmod 755 "$WORK"
-	chmod 777 "$dir"
-	cp "$IOPSAMPLE" "$dir/iopsample"
-	chmod 755 "$dir/iopsample"
-	echo "$dir"
-}
-
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-
 not_permitted() {
 	# An unprivileged user may not read a root process's /proc/PID/io.
 	sleep 30 &

@@ -217,3 +217,30 @@ check attach_mode_detaches_and_the_workload_finishes attach_detaches_cleanly
 check target_dies_with_its_tracer tracer_killed_kills_target
 check tracee_killed_while_stopped killed_while_stopped
 check unknown_syscall_exits_78_with_its_position unknown_syscall_is_a_config_error
+
+# Without CAP_SYS_ADMIN the kernel takes a seccomp filter only with
+# no_new_privs set; as root the target runs without it.
+unprivileged_is_exact() {
+	local dir
+	dir=$(unprivileged_dir unpriv)
+	cp "$SYSIO" "$dir/sysio"
+	cat >"$dir/u.yaml" <<EOY
+episode: {name: u}
+target:
+  command: [$dir/sysio, --threads, "2", --children, "1", --rounds, "3", --report, $dir/u.json]
+sources: {syscall_io: {interval: 10ms}}
+EOY
+	printf 'episode: {name: nnp}\ntarget: {command: [grep, NoNewPrivs, /proc/self/status]}\nsources: {syscall_io: {}}\n' >"$dir/nnp.yaml"
+	as_nobody "$dir/iopsample" run "$dir/u.yaml" --quiet || { echo "exit $?"; return 1; }
+	as_nobody "$dir/iopsample" run "$dir/nnp.yaml" --quiet || { echo "nnp: exit $?"; return 1; }
+	"$IOPSAMPLE" run "$dir/nnp.yaml" --name nnp-root --quiet || { echo "nnp-root: exit $?"; return 1; }
+	grep -q 'NoNewPrivs:[[:space:]]*1' "$dir/episodes/nnp/target.stdout" || { echo "unprivileged: $(cat "$dir/episodes/nnp/target.stdout")"; return 1; }
+	grep -q 'NoNewPrivs:[[:space:]]*0' "$dir/episodes/nnp-root/target.stdout" || { echo "root: $(cat "$dir/episodes/nnp-root/target.stdout")"; return 1; }
+	episode_matches_report "$dir/episodes/u" "$dir/u.json"
+}
+
+if id nobody >/dev/null 2>&1; then
+	check unprivileged_tracing_is_exact_with_no_new_privs unprivileged_is_exact
+else
+	skip unprivileged_tracing_is_exact_with_no_new_privs "no user nobody to run unprivileged"
+fi

@@ -69,3 +69,18 @@ alive_named() { ps -eo stat=,comm= | awk -v n="$1" '$2 == n && $1 !~ /^Z/' | wc 
 # Waits up to $1 seconds (default 2) for every tagged process to be gone.
 untagged() { [ -z "$(tagged)" ]; }
 wait_untagged() { wait_until "${1:-2}" untagged; }
+
+# A folder user nobody can use, holding its own copy of iopsample: the build
+# tree may sit where nobody cannot reach (a clone under /root).
+unprivileged_dir() {
+	local dir=$WORK/$1
+	mkdir -p "$dir"
+	chmod 755 "$WORK"
+	chmod 777 "$dir"
+	cp "$IOPSAMPLE" "$dir/iopsample"
+	chmod 755 "$dir/iopsample"
+	echo "$dir"
+}
+
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+
