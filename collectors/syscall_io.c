@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "fdutil.h"
 #include "io_syscalls.h"
 #include "seccomp_filter.h"
 #include "sio_counts.h"
@@ -95,12 +96,15 @@ static void sio_describe(const void *priv, json_t *out)
 static int sio_probe(const struct source_config *sc, struct errbuf *why)
 {
 	(void)sc;
+	pid_t parent = getpid();
 	pid_t child = fork();
 	if (child < 0)
 		return errbuf_set(why, errno, "fork: %s", strerror(errno));
 	if (child == 0) {
-		for (;;)
-			pause();
+		if (die_with_parent(SIGKILL, parent))
+			for (;;)
+				pause();
+		_exit(1);
 	}
 	int r = 0, status;
 	struct __ptrace_syscall_info info;
