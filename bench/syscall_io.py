@@ -30,6 +30,7 @@ def timed(argv, **kw):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)  # rows appear as they are measured
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     mix = os.path.join(build, "bench", "mix")

@@ -1,5 +1,5 @@
 # README's first command: the bundled quickstart episode runs and records the
-# writes it makes.
+# writes it makes, the same in both of its sources.
 . "$(dirname "$0")/lib/common.sh"
 
 quickstart() {
@@ -14,6 +14,11 @@ expect(20 * 2**20 <= w < 20 * 2**20 + 4096, "wchar %d" % w)
 expect(ep.total("proc_io", "syscw") >= 5 * 32, "syscw %d" % ep.total("proc_io", "syscw"))  # dd alone
 expect(max(r["nprocs"] for r in ep.rows["proc_io"]) >= 2, "never saw dd or cat")
 expect(len(ep.rows["proc_io"]) >= 10, "rows")
+# The deployable and the oracle source agree: every write of the tree is a
+# write(2), so wchar and syscall_io's write_bytes count the same bytes.
+s = ep.total("syscall_io", "write_bytes")
+expect(s == w, "syscall_io write_bytes %d, proc_io wchar %d" % (s, w))
+print("wchar = write_bytes = %d" % w)
 PY
 }
 
