@@ -21,8 +21,6 @@
 
 #define KEEPER_START_TIMEOUT_S 10
 
-/* In the target, between fork and exec. Only async-signal-safe calls would be
- * strictly needed, but the keeper is single-threaded, so setenv is fine. */
 /* The sources' work inside the target; false when one failed (said in sh). */
 static bool before_exec(const struct target_spec *t, struct keeper_shared *sh)
 {
@@ -41,6 +39,8 @@ static bool before_exec(const struct target_spec *t, struct keeper_shared *sh)
 	return true;
 }
 
+/* In the target, between fork and exec. Only async-signal-safe calls would be
+ * strictly needed, but the keeper is single-threaded, so setenv is fine. */
 static void __attribute__((noreturn))
 target_exec(const struct target_spec *t, struct keeper_shared *sh, pid_t supervisor, pid_t keeper,
 	    int barrier)

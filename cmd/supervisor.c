@@ -68,8 +68,7 @@ static bool attached(const struct supervisor *s)
  * the launched target cannot outlive (its tracer). */
 static bool essential(const struct supervisor *s, const struct source_run *src)
 {
-	return src->sc->required ||
-	       ((src->sc->ops->flags & COLLECTOR_HOLDS_TARGET) && s->ep.cfg->target.pid <= 0);
+	return src->sc->required || ((src->sc->ops->flags & COLLECTOR_HOLDS_TARGET) && !attached(s));
 }
 
 static bool io_errno(int err)

@@ -73,6 +73,15 @@ static int *slot(struct tracer *tr, pid_t pid)
 	return pidmap_get(&tr->tracees, pid);
 }
 
+/* At a syscall-exit stop: the result of the counted syscall the thread was
+ * inside, if any. A restart code is no result: the call runs again. */
+static void count_exit(struct tracer *tr, int inside, const struct __ptrace_syscall_info *info)
+{
+	if (info->op == PTRACE_SYSCALL_INFO_EXIT && inside != NOT_IN_SYSCALL &&
+	    !sio_restarting(info->exit.rval))
+		sio_record(tr->counts, (unsigned)inside, info->exit.rval, info->exit.is_error);
+}
+
 /* A syscall-entry stop (attached only) or a syscall-exit stop. */
 static int syscall_stop(struct tracer *tr, pid_t pid, int *inside)
 {
@@ -85,9 +94,7 @@ static int syscall_stop(struct tracer *tr, pid_t pid, int *inside)
 		*inside = ours ? tr->index_of_nr[info.entry.nr] : NOT_IN_SYSCALL;
 		return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 	}
-	if (info.op == PTRACE_SYSCALL_INFO_EXIT && *inside != NOT_IN_SYSCALL &&
-	    !sio_restarting(info.exit.rval))
-		sio_record(tr->counts, (unsigned)*inside, info.exit.rval, info.exit.is_error);
+	count_exit(tr, *inside, &info);
 	*inside = NOT_IN_SYSCALL;
 	return resume(tr, pid, 0);
 }
@@ -166,10 +173,8 @@ static int on_stop_detaching(struct tracer *tr, pid_t pid, int status)
 		if ((unsigned)status >> 16 == 0 && sig == (SIGTRAP | 0x80)) {
 			struct __ptrace_syscall_info info;
 			if (inside && *inside != NOT_IN_SYSCALL &&
-			    ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0 &&
-			    info.op == PTRACE_SYSCALL_INFO_EXIT && !sio_restarting(info.exit.rval))
-				sio_record(tr->counts, (unsigned)*inside, info.exit.rval,
-					   info.exit.is_error);
+			    ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0)
+				count_exit(tr, *inside, &info);
 		} else if ((unsigned)status >> 16 == 0) {
 			deliver = sig;
 		}

@@ -5,6 +5,14 @@
 
 SYSIO=$WORKLOADS/sysio
 
+# The target's pid, from the first manifest of a running episode.
+target_pid() {
+	"$PY" -c "import json, sys; print(json.load(open(sys.argv[1] + '/manifest.json'))['target']['pid'])" "$1"
+}
+
+# Stopped, by a signal or as a tracee in a group stop (T or t).
+stopped() { grep -q '^State:.*[tT]' /proc/"$1"/status; }
+
 # episode_matches_report EPISODE_DIR REPORT: every count of the workload's
 # report equals the episode's sum, per syscall, per direction and per bucket;
 # every row's histograms add up to its calls.
@@ -66,13 +74,13 @@ EOY
 	"$IOPSAMPLE" run "$WORK/sig.yaml" --quiet &
 	local sup=$! target
 	wait_for_file "$WORK/episodes/sig/syscall_io.jsonl" || { echo "no rows"; return 1; }
-	target=$("$PY" -c "import json; print(json.load(open('$WORK/episodes/sig/manifest.json'))['target']['pid'])")
+	target=$(target_pid "$WORK/episodes/sig")
 	local sent=0
 	for _ in $(seq 40); do /bin/kill -s RTMIN "$target" && sent=$((sent + 1)); sleep 0.005; done
 	/bin/kill -STOP "$target"
-	wait_until 2 grep -q '^State:.*[tT]' /proc/"$target"/status || { echo "never stopped"; return 1; }
+	wait_until 2 stopped "$target" || { echo "never stopped"; return 1; }
 	sleep 0.2
-	grep -q '^State:.*[tT]' /proc/"$target"/status || { echo "did not stay stopped"; return 1; }
+	stopped "$target" || { echo "did not stay stopped"; return 1; }
 	/bin/kill -CONT "$target"
 	for _ in $(seq 40); do /bin/kill -s RTMIN "$target" && sent=$((sent + 1)); sleep 0.005; done
 	wait $sup || { echo "exit $?"; return 1; }
@@ -184,9 +192,9 @@ EOY
 	"$IOPSAMPLE" run "$WORK/ks.yaml" --quiet &
 	local sup=$! target
 	wait_for_file "$WORK/episodes/ks/syscall_io.jsonl" || { echo "no rows"; return 1; }
-	target=$("$PY" -c "import json; print(json.load(open('$WORK/episodes/ks/manifest.json'))['target']['pid'])")
+	target=$(target_pid "$WORK/episodes/ks")
 	/bin/kill -STOP "$target"
-	wait_until 2 grep -q '^State:.*[tT]' /proc/"$target"/status || { echo "never stopped"; return 1; }
+	wait_until 2 stopped "$target" || { echo "never stopped"; return 1; }
 	/bin/kill -KILL "$target"
 	wait_until 5 sh -c "! kill -0 $sup 2>/dev/null" || { echo "iopsample hangs"; return 1; }
 	wait $sup
