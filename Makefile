@@ -10,12 +10,13 @@ LDFLAGS ?=
 
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev pkg-config
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
-# jsonschema, zstd, procps (pgrep)
-TEST_PACKAGES := python3 python3-jsonschema zstd procps
+# jsonschema, zstd, procps (pgrep), perf stat (ground truth for perf_event)
+TEST_PACKAGES := python3 python3-jsonschema zstd procps linux-perf
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)
-PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd)
+# Debian ships no pkg-config file for libpfm4.
+PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd) -lpfm
 
 SRCS := $(wildcard cmd/*.c collectors/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)

@@ -5,5 +5,6 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 #endif

@@ -37,6 +37,8 @@ struct source_run {
 	uint64_t missed_ticks;
 	char error[512];
 	int err; /* errno of the failure, 0 if none */
+	json_t *details; /* what the source said about its start, for its manifest entry */
+	int64_t cpu_ns;  /* CPU time its sampler used; -1 until it is reaped */
 };
 
 struct episode {

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "perf_counter.h"
 #include "procfs.h"
 
 /* The value of a "key<blanks>: value" line, as in /proc/cpuinfo. */
@@ -44,14 +45,6 @@ static json_t *cpu_model(void)
 	return json_null();
 }
 
-static json_t *perf_event_paranoid(void)
-{
-	char buf[32];
-	if (procfs_read("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
-		return json_null();
-	return json_integer(strtol(buf, NULL, 10));
-}
-
 json_t *host_json(void)
 {
 	struct utsname u;
@@ -59,9 +52,10 @@ json_t *host_json(void)
 	int have_uname = uname(&u) == 0;
 	gethostname(hostname, sizeof(hostname) - 1);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int paranoid = perf_event_paranoid();
 	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "hostname", hostname, "kernel_release",
 			 have_uname ? json_string(u.release) : json_null(), "machine",
 			 have_uname ? json_string(u.machine) : json_null(), "cpu_model", cpu_model(),
 			 "cpu_count", ncpu > 0 ? json_integer(ncpu) : json_null(),
-			 "perf_event_paranoid", perf_event_paranoid());
+			 "perf_event_paranoid", paranoid >= -1 ? json_integer(paranoid) : json_null());
 }

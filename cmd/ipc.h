@@ -1,8 +1,8 @@
 /* Messages between the supervisor and a sampler process: one JSON object per
  * SOCK_SEQPACKET datagram, so a message is never split or merged.
  *
- *   sampler -> supervisor   {"msg":"ready","file":F}
- *                           {"msg":"unavailable","error":E,"errno":N}
+ *   sampler -> supervisor   {"msg":"ready","file":F,"manifest":{...}}
+ *                           {"msg":"unavailable","error":E,"errno":N,"manifest":{...}}
  *                           {"msg":"done","rows":N,"missed_ticks":N}
  *                           {"msg":"failed","rows":N,"missed_ticks":N,"error":E,"errno":N}
  *   supervisor -> sampler   {"msg":"start","origin_ns":T}

@@ -17,6 +17,7 @@ static const struct {
 	 "run EPISODE.yaml [--output-dir DIR] [--name NAME] [--set KEY=VALUE]... [--quiet]"},
 	{"check", cmd_check,
 	 "check EPISODE.yaml [same options]   validate, print the resolved config, run nothing"},
+	{"events", cmd_events, "events [PATTERN]                    perf events libpfm4 knows on this host"},
 };
 
 static void usage(FILE *to)

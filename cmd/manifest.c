@@ -74,6 +74,9 @@ static json_t *sources_json(const struct episode *ep)
 			s->sc->available_in_deployment, "required", s->sc->required, "missed_ticks",
 			(json_int_t)s->missed_ticks, "error",
 			*s->error ? json_string(s->error) : json_null());
+		json_object_set_new(o, "cpu_ns", s->cpu_ns >= 0 ? json_integer(s->cpu_ns) : json_null());
+		if (s->details)
+			json_object_update_missing(o, s->details);
 		json_object_set_new(all, s->sc->ops->name, o);
 	}
 	return all;

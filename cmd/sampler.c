@@ -209,7 +209,8 @@ void sampler_main(struct sampler_args *a)
 	signal(SIGPIPE, SIG_IGN);
 
 	s.row = envelope(&s, a->cfg);
-	int r = a->sc->ops->open(a->sc, &a->target, s.row, &s.state, &why);
+	json_t *manifest = json_object();
+	int r = a->sc->ops->open(a->sc, &a->target, s.row, manifest, &s.state, &why);
 	if (r == 0) {
 		jsonl_file_name(a->sc->ops->name, a->cfg->output.compression, file, sizeof(file));
 		r = jsonl_writer_open(&s.w, keep[1], file, a->cfg->output.compression,
@@ -219,12 +220,13 @@ void sampler_main(struct sampler_args *a)
 	}
 	close(keep[1]);
 	if (r < 0) {
-		ipc_send(s.sock, json_pack("{s:s, s:s, s:i}", "msg", "unavailable", "error", why.msg,
-					   "errno", -r));
+		ipc_send(s.sock, json_pack("{s:s, s:s, s:i, s:o}", "msg", "unavailable", "error",
+					   why.msg, "errno", -r, "manifest", manifest));
 		_exit(0);
 	}
 	s.nkeys = json_object_size(s.row);
-	ipc_send(s.sock, json_pack("{s:s, s:s}", "msg", "ready", "file", file));
+	ipc_send(s.sock,
+		 json_pack("{s:s, s:s, s:o}", "msg", "ready", "file", file, "manifest", manifest));
 
 	if (!wait_start(&s)) {
 		a->sc->ops->close(s.state);

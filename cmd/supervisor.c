@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -153,6 +154,11 @@ static int start_sampler(struct supervisor *s, struct source_run *src, const str
 	return 0;
 }
 
+static int64_t timeval_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * NS_PER_S + (int64_t)tv->tv_usec * 1000;
+}
+
 static void set_error(struct source_run *src, int err, const char *msg)
 {
 	src->err = err;
@@ -163,6 +169,9 @@ static void set_error(struct source_run *src, int err, const char *msg)
 static bool sampler_message(struct source_run *src, json_t *m)
 {
 	const char *kind = ipc_kind(m);
+	json_t *details = json_object_get(m, "manifest");
+	if (json_is_object(details) && !src->details)
+		src->details = json_incref(details);
 	if (!strcmp(kind, "ready")) {
 		src->status = SOURCE_OK;
 		snprintf(src->file, sizeof(src->file), "%s",
@@ -197,8 +206,10 @@ static void sampler_gone(struct supervisor *s, struct source_run *src)
 	if (src->sock >= 0)
 		close(src->sock);
 	src->sock = -1;
-	if (src->pid > 0 && waitpid(src->pid, &st, 0) == src->pid) {
+	struct rusage ru;
+	if (src->pid > 0 && wait4(src->pid, &st, 0, &ru) == src->pid) {
 		src->pid = 0;
+		src->cpu_ns = timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime);
 		if (was_sampling && src->status != SOURCE_FAILED) {
 			char why[128];
 			char sig[32];
@@ -738,7 +749,7 @@ int supervisor_run(const struct config *cfg)
 	s.ep.nsrc = cfg->nsources;
 	s.ep.src = calloc(cfg->nsources + 1, sizeof(*s.ep.src));
 	for (size_t i = 0; i < cfg->nsources; i++)
-		s.ep.src[i] = (struct source_run){.sc = &cfg->sources[i], .sock = -1};
+		s.ep.src[i] = (struct source_run){.sc = &cfg->sources[i], .sock = -1, .cpu_ns = -1};
 
 	if ((code = probe_sources(&s)))
 		goto out;
@@ -784,9 +795,11 @@ int supervisor_run(const struct config *cfg)
 	event_loop(&s);
 	code = finish(&s, 0);
 out:
-	for (size_t i = 0; i < s.ep.nsrc; i++)
+	for (size_t i = 0; i < s.ep.nsrc; i++) {
 		if (s.ep.src[i].sock >= 0)
 			close(s.ep.src[i].sock);
+		json_decref(s.ep.src[i].details);
+	}
 	keeper_free(&s.keeper);
 	if (s.ep.dirfd >= 0)
 		close(s.ep.dirfd);

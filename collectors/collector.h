@@ -12,7 +12,10 @@
  *              collect it at all;
  *   open       in the source's own sampler process, on the target waiting at
  *              the start barrier: take the baseline and add the source's
- *              fields to the row (the same keys for the whole episode);
+ *              fields to the row (the same keys for the whole episode), and
+ *              anything the manifest should say about how it opened (which
+ *              perf events count) to an object that becomes part of the
+ *              source's entry there, whether the open succeeded or not;
  *   before_exec  in the target itself, after the start barrier and right
  *              before exec, for a launched target and a source whose open
  *              succeeded: what must happen inside the target (a tracer's
@@ -78,7 +81,7 @@ struct collector_ops {
 	int (*probe)(const struct source_config *sc, struct errbuf *why);
 
 	int (*open)(const struct source_config *sc, const struct target_info *t, json_t *row,
-		    void **state, struct errbuf *why);
+		    json_t *manifest, void **state, struct errbuf *why);
 	/* Optional. 0 or -errno; a failure keeps the target from running. */
 	int (*before_exec)(const struct source_config *sc);
 	int (*sample)(void *state, struct errbuf *why);

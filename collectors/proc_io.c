@@ -138,8 +138,9 @@ static void proc_io_close(void *state)
 }
 
 static int proc_io_open(const struct source_config *sc, const struct target_info *t, json_t *row,
-			void **state, struct errbuf *why)
+			json_t *manifest, void **state, struct errbuf *why)
 {
+	(void)manifest;
 	(void)sc;
 	pid_t root = t->keeper ? t->keeper : t->pid;
 	struct proc_io_counters io;

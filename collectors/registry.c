@@ -5,10 +5,12 @@
 
 extern const struct collector_ops proc_io_ops;
 extern const struct collector_ops syscall_io_ops;
+extern const struct collector_ops perf_event_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
 	&syscall_io_ops,
+	&perf_event_ops,
 	NULL,
 };
 

@@ -184,8 +184,9 @@ static void sio_finish(void *state)
 }
 
 static int sio_open(const struct source_config *sc, const struct target_info *t, json_t *row,
-		    void **state, struct errbuf *why)
+		    json_t *manifest, void **state, struct errbuf *why)
 {
+	(void)manifest;
 	const struct sio_config *cfg = sc->priv;
 	struct syscall_io *s = calloc(1, sizeof(*s));
 	if (!s)
