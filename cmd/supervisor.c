@@ -621,7 +621,13 @@ static int probe_sources(struct supervisor *s)
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];
 		struct errbuf why;
-		if (src->sc->ops->probe(src->sc, &why) == 0)
+		json_t *details = json_object();
+		int r = src->sc->ops->probe(src->sc, details, &why);
+		if (r == 0 || json_object_size(details) == 0)
+			json_decref(details);
+		else
+			src->details = details;
+		if (r == 0)
 			continue;
 		if (src->sc->required) {
 			log_error("source %s cannot run on this host: %s (set required: false to run without it)",

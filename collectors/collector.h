@@ -9,7 +9,8 @@
  *              one of the keys every source takes (interval, required,
  *              available_in_deployment);
  *   probe      in the supervisor, before anything starts: can this host
- *              collect it at all;
+ *              collect it at all (and, when it cannot, what the manifest
+ *              should say, as open does);
  *   open       in the source's own sampler process, on the target waiting at
  *              the start barrier: take the baseline and add the source's
  *              fields to the row (the same keys for the whole episode), and
@@ -78,7 +79,7 @@ struct collector_ops {
 
 	/* 0, or a negative errno with the reason; -EPERM/-EACCES mean the host
 	 * forbids it (exit 77 when the source is required). */
-	int (*probe)(const struct source_config *sc, struct errbuf *why);
+	int (*probe)(const struct source_config *sc, json_t *manifest, struct errbuf *why);
 
 	int (*open)(const struct source_config *sc, const struct target_info *t, json_t *row,
 		    json_t *manifest, void **state, struct errbuf *why);

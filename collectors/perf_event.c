@@ -320,6 +320,46 @@ static void allow_fds(size_t n)
 	}
 }
 
+/* Room for one counter per event and task; NULL when out of memory. */
+static struct perf_event *pe_alloc(size_t ncounters)
+{
+	struct perf_event *p = calloc(1, sizeof(*p));
+	if (p && !(p->ctr = calloc(ncounters, sizeof(*p->ctr)))) {
+		free(p);
+		return NULL;
+	}
+	allow_fds(ncounters);
+	return p;
+}
+
+/* Opens every configured event on the tasks and lists them, counted or not,
+ * in manifest.events. 0 when at least one counts; else -EACCES (refused) or
+ * -EOPNOTSUPP (the host cannot), or -ESRCH (the launched target is gone). */
+static int open_all(struct perf_event *p, const struct pe_config *cfg, const pid_t *tasks,
+		    size_t ntasks, bool launched, json_t *manifest, struct errbuf *why)
+{
+	int paranoid = perf_event_paranoid();
+	int r = 0;
+	size_t counted = 0;
+	json_t *events = json_array();
+	for (size_t i = 0; i < cfg->n && r >= 0; i++) {
+		struct event *ev = &p->ev[p->nev++];
+		ev->cfg = &cfg->ev[i];
+		r = open_event(p, ev, tasks, ntasks, launched, paranoid);
+		counted += ev->counted;
+		json_array_append_new(events, event_json(ev));
+	}
+	json_object_set_new(manifest, "events", events);
+	if (r < 0)
+		return errbuf_set(why, -r, "the target (pid %d) is gone", (int)tasks[0]);
+	if (counted > 0)
+		return 0;
+	const struct event *first = &p->ev[0];
+	errbuf_set(why, 0, "none of the %zu configured perf events can be counted here (%s: %s)",
+		   p->nev, first->cfg->name, first->reason);
+	return first->err == EACCES || first->err == EPERM ? -EACCES : -EOPNOTSUPP;
+}
+
 static int pe_open(const struct source_config *sc, const struct target_info *t, json_t *row,
 		   json_t *manifest, void **state, struct errbuf *why)
 {
@@ -334,44 +374,16 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 		return errbuf_set(why, -r, "listing the threads of pid %d: %s", (int)t->pid,
 				  strerror(-r));
 	}
-
-	struct perf_event *p = calloc(1, sizeof(*p));
-	if (p)
-		p->ctr = calloc(cfg->n * tasks.n, sizeof(*p->ctr));
-	if (!p || !p->ctr) {
+	struct perf_event *p = pe_alloc(cfg->n * tasks.n);
+	if (!p) {
 		pid_list_free(&tasks);
-		pe_close(p);
 		return errbuf_set(why, ENOMEM, "out of memory");
 	}
-	allow_fds(cfg->n * tasks.n);
-
-	int paranoid = perf_event_paranoid();
-	size_t counted = 0;
-	json_t *events = json_array();
-	for (size_t i = 0; i < cfg->n && r >= 0; i++) {
-		struct event *ev = &p->ev[p->nev++];
-		ev->cfg = &cfg->ev[i];
-		r = open_event(p, ev, tasks.v, tasks.n, launched, paranoid);
-		counted += ev->counted;
-		json_array_append_new(events, event_json(ev));
-	}
+	r = open_all(p, cfg, tasks.v, tasks.n, launched, manifest, why);
 	pid_list_free(&tasks);
-	json_object_set_new(manifest, "events", events);
 	if (r < 0) {
 		pe_close(p);
-		return errbuf_set(why, -r, "the target (pid %d) is gone", (int)t->pid);
-	}
-	if (counted == 0) {
-		bool denied = p->ev[0].err == EACCES || p->ev[0].err == EPERM;
-		int n = snprintf(why->msg, sizeof(why->msg), "no perf event can be counted here (%s: %s",
-				 p->ev[0].cfg->name, p->ev[0].reason);
-		if (p->nev > 1 && n < (int)sizeof(why->msg))
-			snprintf(why->msg + n, sizeof(why->msg) - (size_t)n,
-				 "; the manifest lists every event's reason)");
-		else if (n < (int)sizeof(why->msg))
-			snprintf(why->msg + n, sizeof(why->msg) - (size_t)n, ")");
-		pe_close(p);
-		return denied ? -EACCES : -EOPNOTSUPP;
+		return r;
 	}
 
 	for (size_t i = 0; i < p->nev; i++) {
@@ -461,38 +473,21 @@ static int pe_sample(void *state, struct errbuf *why)
 /* ---- probe ----------------------------------------------------------------- */
 
 /* Can this host count any configured event at all? Tried on ourselves, the
- * same user as the target: a host that forbids perf events (paranoid 3, a
- * container's seccomp profile) or has none of them says so before anything
- * runs. */
-static int pe_probe(const struct source_config *sc, struct errbuf *why)
+ * same user as the target, exactly as open will: a host that forbids perf
+ * events (perf_event_paranoid 3, a container's seccomp profile) or counts
+ * none of them says so before anything runs, and why for each event. */
+static int pe_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
 	const struct pe_config *cfg = sc->priv;
-	int paranoid = perf_event_paranoid();
-	int err = 0;
-	char reason[512] = "";
-	for (size_t i = 0; i < cfg->n; i++) {
-		struct perf_event_attr attr;
-		char pfm[PE_PFM_MAX];
-		for (bool user_only = false;; user_only = true) {
-			if (perf_name_encode(cfg->ev[i].name, user_only, &attr, pfm, sizeof(pfm), why) < 0)
-				return -EINVAL;
-			attr.disabled = 1;
-			int fd = perf_counter_open(&attr, 0);
-			if (fd >= 0) {
-				close(fd);
-				return 0;
-			}
-			enum perf_verdict v = perf_open_verdict(-fd, attr.exclude_kernel, paranoid,
-								reason, sizeof(reason));
-			if (!err)
-				err = -fd;
-			if (v != PERF_RETRY_USER_ONLY || user_only)
-				break;
-		}
-	}
-	return errbuf_set(why, err == EACCES || err == EPERM ? EPERM : EOPNOTSUPP,
-			  "no configured perf event can be counted here (%s: %s)", cfg->ev[0].name,
-			  reason);
+	struct perf_event *p = pe_alloc(cfg->n);
+	if (!p)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	pid_t self = 0;
+	int r = open_all(p, cfg, &self, 1, false, manifest, why);
+	pe_close(p);
+	if (r == 0)
+		json_object_clear(manifest); /* open will say how it went on the target */
+	return r == -EACCES ? -EPERM : r;
 }
 
 const struct collector_ops perf_event_ops = {

@@ -93,8 +93,9 @@ static void sio_describe(const void *priv, json_t *out)
 /* Traces a child of our own the way the collector will: a host that forbids
  * ptrace (a container's seccomp profile, Yama's ptrace_scope 3) or lacks
  * PTRACE_GET_SYSCALL_INFO (Linux < 5.3) says so here, before anything runs. */
-static int sio_probe(const struct source_config *sc, struct errbuf *why)
+static int sio_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
+	(void)manifest;
 	(void)sc;
 	pid_t parent = getpid();
 	pid_t child = fork();

@@ -376,12 +376,12 @@ TEST(name_and_output_dir_options)
 	config_free(&cfg);
 }
 
-static json_t *syscalls_of(const char *yaml)
+/* sources.<source>.<key> of the resolved config, as compact JSON text. */
+static json_t *resolved_list(const char *yaml, const char *source, const char *key)
 {
 	ok(yaml);
 	json_t *all = config_to_json(&cfg);
-	json_t *list = json_object_get(json_object_get(json_object_get(all, "sources"), "syscall_io"),
-				       "syscalls");
+	json_t *list = json_object_get(json_object_get(json_object_get(all, "sources"), source), key);
 	char *text = json_dumps(list, JSON_COMPACT);
 	json_t *copy = json_string(text);
 	free(text);
@@ -392,12 +392,13 @@ static json_t *syscalls_of(const char *yaml)
 
 TEST(syscall_io_syscalls)
 {
-	json_t *d = syscalls_of(MINIMAL "sources: {syscall_io: {}}\n");
+	json_t *d = resolved_list(MINIMAL "sources: {syscall_io: {}}\n", "syscall_io", "syscalls");
 	EXPECT_STR(json_string_value(d), "[\"read\",\"write\",\"pread64\",\"pwrite64\",\"readv\","
 					 "\"writev\",\"preadv\",\"pwritev\",\"preadv2\",\"pwritev2\"]");
 	json_decref(d);
-	d = syscalls_of(MINIMAL "sources: {syscall_io: {syscalls: [sendfile, splice, copy_file_range, "
-			"sendto, recvfrom, sendmsg, recvmsg, read]}}\n");
+	d = resolved_list(MINIMAL "sources: {syscall_io: {syscalls: [sendfile, splice, copy_file_range, "
+			  "sendto, recvfrom, sendmsg, recvmsg, read]}}\n",
+			  "syscall_io", "syscalls");
 	EXPECT_STR(json_string_value(d), "[\"sendfile\",\"splice\",\"copy_file_range\",\"sendto\","
 					 "\"recvfrom\",\"sendmsg\",\"recvmsg\",\"read\"]");
 	json_decref(d);
@@ -415,12 +416,57 @@ TEST(syscall_io_syscalls)
 	    "unknown key \"sycalls\" in sources.syscall_io");
 }
 
+TEST(perf_event_events)
+{
+	json_t *d = resolved_list(MINIMAL "sources: {perf_event: {}}\n", "perf_event", "events");
+	EXPECT_STR(json_string_value(d), "[\"cycles\",\"instructions\",\"cache-references\","
+					 "\"cache-misses\",\"branches\",\"branch-misses\","
+					 "\"page-faults\",\"context-switches\"]");
+	json_decref(d);
+	/* generic, perf:: and modified names; libpfm4 ignores case */
+	d = resolved_list(MINIMAL "sources: {perf_event: {events: [task-clock, perf::PAGE-FAULTS, "
+			  "cycles:u, PERF_COUNT_SW_CPU_MIGRATIONS]}}\n",
+			  "perf_event", "events");
+	EXPECT_STR(json_string_value(d), "[\"task-clock\",\"perf::PAGE-FAULTS\",\"cycles:u\","
+					 "\"PERF_COUNT_SW_CPU_MIGRATIONS\"]");
+	json_decref(d);
+
+	bad(MINIMAL "sources:\n  perf_event:\n    events: [cycles, cylces]\n", "t.yaml:5:22",
+	    "unknown perf event \"cylces\": libpfm4: event not found (iopsample events lists");
+	bad(MINIMAL "sources:\n  perf_event:\n    events:\n      - page-faults\n      - cycles:bogus\n",
+	    "t.yaml:7:9", "unknown perf event \"cycles:bogus\"");
+	bad(MINIMAL "sources: {perf_event: {events: [page-faults, PAGE-FAULTS]}}\n", "t.yaml:3:46",
+	    "perf events \"page-faults\" and \"PAGE-FAULTS\" would both be field page_faults");
+	bad(MINIMAL "sources: {perf_event: {events: []}}\n", "t.yaml:3:32", "at least one perf event");
+	bad(MINIMAL "sources: {perf_event: {events: cycles}}\n", "t.yaml:3:32", "must be a list");
+	bad(MINIMAL "sources: {perf_event: {events: [{cycles: 1}]}}\n", "t.yaml:3:33", "got a mapping");
+	bad(MINIMAL "sources: {perf_event: {event: [cycles]}}\n", "t.yaml:3:24",
+	    "unknown key \"event\" in sources.perf_event");
+
+	/* 33 distinct fields, one too many */
+	static const char *const base[] = {"page-faults", "faults", "minor-faults", "major-faults",
+					   "task-clock", "cpu-clock", "context-switches", "cs",
+					   "cpu-migrations", "migrations", "cycles"};
+	static const char *const suffix[] = {"", ":u", ":k"};
+	char yaml[4096], where[32];
+	int n = snprintf(yaml, sizeof(yaml), MINIMAL "sources: {perf_event: {events: [");
+	for (int i = 0; i < 33; i++) {
+		if (i == 32)
+			snprintf(where, sizeof(where), "t.yaml:3:%d", n + 3 - (int)strlen(MINIMAL));
+		n += snprintf(yaml + n, sizeof(yaml) - (size_t)n, "%s%s%s", i ? ", " : "",
+			      base[i % 11], suffix[i / 11]);
+	}
+	snprintf(yaml + n, sizeof(yaml) - (size_t)n, "]}}\n");
+	bad(yaml, where, "at most 32 perf events");
+}
+
 TEST(resolved_config_loads_back_the_same)
 {
 	ok("episode: {name: rt, duration: 90s, labels: {k: v}}\n"
 	   "target: {command: [a, b], env: {X: \"1\"}, stderr: inherit}\n"
 	   "sources: {proc_io: {interval: 1500us, required: false},\n"
-	   "          syscall_io: {syscalls: [recvmsg, write]}}\n"
+	   "          syscall_io: {syscalls: [recvmsg, write]},\n"
+	   "          perf_event: {interval: 10ms, events: [page-faults, cycles:u]}}\n"
 	   "output: {compression: zstd, zstd_level: 5}\n");
 	json_t *first = config_to_json(&cfg);
 	config_free(&cfg);

@@ -38,10 +38,11 @@ check() {
 	fi
 }
 
-# episode_py EPISODE_DIR <<'PY' ... PY: runs assertions with `ep` loaded
-# (see epi.py); exits non-zero with the failed assertion's message.
+# episode_py EPISODE_DIR [ARG...] <<'PY' ... PY: runs assertions with `ep`
+# loaded (see epi.py) and the ARGs from sys.argv[2]; exits non-zero with the
+# failed assertion's message.
 episode_py() {
-	"$PY" -c "import sys, epi; ep = epi.Episode(sys.argv[1]); exec(sys.stdin.read())" "$1"
+	"$PY" -c "import sys, epi; ep = epi.Episode(sys.argv[1]); exec(sys.stdin.read())" "$@"
 }
 
 # wait_until SECONDS COMMAND...: polls the command every 50 ms until it
