@@ -1,5 +1,5 @@
 # README's first command: the bundled quickstart episode runs and records the
-# writes it makes, the same in both of its sources.
+# writes it makes, the same in proc_io and syscall_io, and its perf counters.
 . "$(dirname "$0")/lib/common.sh"
 
 quickstart() {
@@ -18,6 +18,13 @@ expect(len(ep.rows["proc_io"]) >= 10, "rows")
 # write(2), so wchar and syscall_io's write_bytes count the same bytes.
 s = ep.total("syscall_io", "write_bytes")
 expect(s == w, "syscall_io write_bytes %d, proc_io wchar %d" % (s, w))
+# perf_event counts the same tree: its software events always count, and
+# every event the host cannot count is null in every row with a reason.
+rows = ep.rows["perf_event"]
+expect(sum(r["page_faults"] for r in rows) > 0 and sum(r["task_clock"] for r in rows) > 0, "perf_event counted nothing")
+for e in ep.manifest["sources"]["perf_event"]["events"]:
+    expect(e["counted"] == (e["reason"] is None or e["scope"] == "user"), "event %s" % e)
+    expect(e["counted"] or all(r[e["field"]] is None for r in rows), "%s: a value for an event not counted" % e["field"])
 print("wchar = write_bytes = %d" % w)
 PY
 }

@@ -6,7 +6,9 @@
 cat >"$WORK/s.yaml" <<EOY
 episode: {name: s}
 target: {command: [$IOWORK, --rounds, "3", --pause-ms, "10"]}
-sources: {proc_io: {interval: 10ms}}
+sources:
+  proc_io: {interval: 10ms}
+  perf_event: {interval: 10ms, events: [page-faults, cycles, task-clock]}
 EOY
 
 strict() {
@@ -29,7 +31,23 @@ bad("a float time", lambda r: r.update(t_mono_ns=1.5))
 bad("another source", lambda r: r.update(source="perf_event"))
 bad("a non-string label", lambda r: r.update(labels={"a": 1}))
 bad("a bad episode name", lambda r: r.update(episode="a/b"))
+pe = ep.rows["perf_event"][0]
+expect(not schema_errors("perf_event", pe), "a real perf_event row fails")
+bad("an event field that is not a name", lambda r: r.update({"Page-Faults": 1}), "perf_event", pe)
+bad("a string count", lambda r: r.update(page_faults="1"), "perf_event", pe)
+bad("a fractional count", lambda r: r.update(page_faults=1.5), "perf_event", pe)
+bad("a negative count", lambda r: r.update(task_clock=-1), "perf_event", pe)
+bad("no running_pct", lambda r: r.pop("running_pct"), "perf_event", pe)
+bad("running_pct over 100", lambda r: r.update(running_pct=100.5), "perf_event", pe)
+bad("a string ipc", lambda r: r.update(ipc="1.2"), "perf_event", pe)
+bad("a non-boolean final", lambda r: r.update(final=1), "perf_event", pe)
+bad("no seq", lambda r: r.pop("seq"), "perf_event", pe)
 m = ep.manifest
+ev = m["sources"]["perf_event"]["events"]
+expect([e["field"] for e in ev] == ["page_faults", "cycles", "task_clock"], "events %s" % ev)
+bad("an event without its reason", lambda x: x["sources"]["perf_event"]["events"][0].pop("reason"), "manifest", m)
+bad("an event with an unknown scope", lambda x: x["sources"]["perf_event"]["events"][0].update(scope="kernel"), "manifest", m)
+bad("no cpu_ns", lambda x: x["sources"]["proc_io"].pop("cpu_ns"), "manifest", m)
 bad("an extra manifest key", lambda x: x.update(extra=1), "manifest", m)
 bad("no target", lambda x: x.pop("target"), "manifest", m)
 bad("an unknown status", lambda x: x.update(status="done"), "manifest", m)
@@ -48,10 +66,11 @@ from epi import expect, SCHEMA_DIR
 doc = open(sys.argv[1]).read()
 
 def table_fields(heading):
-    """Backticked names in the first column of the table under heading."""
+    """Backticked names in the first column of the first table under heading."""
     part = doc.split(heading, 1)[1]
     part = re.split(r"\n#+ ", part, 1)[0]
-    return [m for m in re.findall(r"^\| `([a-z_]+)` \|", part, re.M)]
+    part = part[part.index("\n|"):].split("\n\n", 1)[0]
+    return [m for m in re.findall(r"^\| `([a-z_<>]+)` \|", part, re.M)]
 
 def schema(name):
     return json.load(open(os.path.join(SCHEMA_DIR, name + ".schema.json")))
@@ -59,14 +78,21 @@ def schema(name):
 env = list(schema("envelope")["properties"])
 got = table_fields("### The envelope")
 expect(got == env, "envelope: docs %s, schema %s" % (got, env))
-for source in ("proc_io", "syscall_io"):
-    props = [k for k in schema(source)["properties"] if k != "source"]
+for source in ("proc_io", "syscall_io", "perf_event"):
+    s = schema(source)
+    # perf_event's event fields are a pattern, one row "<event>" in the docs
+    props = ["<event>"] * len(s.get("patternProperties", {})) + [k for k in s["properties"] if k != "source"]
     got = table_fields("## " + source)
     expect(got == props, "%s: docs %s, schema %s" % (source, got, props))
 man = list(schema("manifest")["properties"])
 got = [f for cell in re.findall(r"^\| ((?:`[a-z_]+`(?:, )?)+) \|", doc.split("## manifest.json", 1)[1], re.M)
        for f in re.findall(r"`([a-z_]+)`", cell)]
 expect(got == man, "manifest: docs %s, schema %s" % (got, man))
+entry = schema("manifest")["properties"]["sources"]["additionalProperties"]["properties"]
+row = re.search(r"^\| `sources` \|(.*)$", doc, re.M).group(1)
+named = re.findall(r"`([a-z_]+)`", row)
+missing = [k for k in list(entry) + list(entry["events"]["items"]["properties"]) if k not in named]
+expect(not missing, "manifest sources: the docs do not name %s" % missing)
 PY
 }
 
