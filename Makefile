@@ -67,9 +67,11 @@ $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
-bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/.test-deps
+bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/workloads/perfwork \
+       $(BUILD)/.test-deps
 	@tools/install-deps strace
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
+	/usr/bin/python3 bench/perf_event.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

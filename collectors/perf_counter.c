@@ -11,12 +11,34 @@
 
 #include "procfs.h"
 
-int perf_counter_open(struct perf_event_attr *attr, pid_t pid)
+int perf_counter_open(struct perf_event_attr *attr, pid_t pid, int group)
 {
 	attr->size = sizeof(*attr);
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	int fd = (int)syscall(SYS_perf_event_open, attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (group != PERF_NO_GROUP)
+		attr->read_format |= PERF_FORMAT_GROUP;
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, -1, group < 0 ? -1 : group,
+			      PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int perf_group_read(int leader, struct perf_group_reading *out)
+{
+	ssize_t n = read(leader, out, sizeof(*out));
+	if (n < 0)
+		return -errno;
+	if (n < (ssize_t)(3 * sizeof(uint64_t)) || out->nr > PERF_GROUP_MAX ||
+	    (size_t)n != (3 + out->nr) * sizeof(uint64_t))
+		return -EIO;
+	return 0;
+}
+
+struct perf_count perf_group_count(const struct perf_group_reading *g, size_t slot)
+{
+	if (slot >= g->nr)
+		return (struct perf_count){0};
+	return (struct perf_count){.value = g->value[slot], .enabled = g->enabled,
+				   .running = g->running};
 }
 
 int perf_counter_read(int fd, struct perf_count *out)

@@ -22,11 +22,31 @@ struct perf_count {
 	uint64_t value, enabled, running;
 };
 
-/* Opens a counter on task pid (every CPU), reading as struct perf_count. The
- * attr's read_format is set here. An fd, or -errno. */
-int perf_counter_open(struct perf_event_attr *attr, pid_t pid);
+/* Counters in a group are scheduled together and read together: one read
+ * (and, for a task running on another CPU, one cross-CPU call) for all. */
+#define PERF_GROUP_MAX 32
+struct perf_group_reading {
+	uint64_t nr, enabled, running; /* the layout of PERF_FORMAT_GROUP */
+	uint64_t value[PERF_GROUP_MAX]; /* in the order the counters joined */
+};
+
+/* perf_counter_open's group: */
+enum {
+	PERF_NO_GROUP = -2,  /* a counter read on its own, as struct perf_count */
+	PERF_NEW_GROUP = -1, /* the leader of a new group */
+	/* >= 0: the leader's fd, to join its group */
+};
+
+/* Opens a counter on task pid (every CPU). The attr's read_format is set
+ * here. An fd, or -errno. */
+int perf_counter_open(struct perf_event_attr *attr, pid_t pid, int group);
 /* 0, or -errno (a short read is -EIO). */
 int perf_counter_read(int fd, struct perf_count *out);
+/* Reads a whole group through its leader. 0, or -errno. */
+int perf_group_read(int leader, struct perf_group_reading *out);
+/* The counter that joined the group slot-th (the leader is 0), with the
+ * group's times; zeros when the reading has no such slot. */
+struct perf_count perf_group_count(const struct perf_group_reading *g, size_t slot);
 
 /* The change from *prev to now, and now becomes *prev. A reading below the
  * previous one (which the kernel should never give) yields 0 and leaves the

@@ -126,8 +126,22 @@ struct field {
 	bool shown;
 };
 
+/* A task counters are opened on (the launched target, or each thread of an
+ * attached tree). Its software events form one group, read at once: they
+ * are never short of a PMU, so grouping changes nothing but the cost. Each
+ * hardware event is a counter of its own, multiplexed on its own, as perf
+ * stat does. */
+struct task {
+	pid_t pid;
+	int group; /* the software group's leader, -1 until one opens */
+	size_t members;
+	struct perf_group_reading now; /* this tick's reading */
+};
+
 struct counter {
 	int fd;
+	struct task *group; /* NULL: read on its own */
+	size_t slot;        /* its place in the group's reading */
 	struct perf_count prev;
 };
 
@@ -153,6 +167,8 @@ struct perf_event {
 	struct event ev[PE_MAX_EVENTS];
 	struct counter *ctr;
 	size_t nctr;
+	struct task *task;
+	size_t ntasks;
 	struct event *input[IN_N]; /* the events ipc and cache_miss_rate come from */
 	struct field ipc, miss_rate, running_pct;
 };
@@ -177,18 +193,21 @@ static int tree_threads(pid_t root, struct pid_list *tids)
 	return r;
 }
 
-static int open_on(struct event *ev, pid_t task, bool launched)
+static int open_on(struct event *ev, const struct task *t, bool launched)
 {
 	ev->attr.inherit = 1;
 	ev->attr.disabled = launched;
 	ev->attr.enable_on_exec = launched;
-	return perf_counter_open(&ev->attr, task);
+	int group = PERF_NO_GROUP;
+	if (ev->attr.type == PERF_TYPE_SOFTWARE)
+		group = t->group >= 0 ? t->group : PERF_NEW_GROUP;
+	return perf_counter_open(&ev->attr, t->pid, group);
 }
 
 /* The first open decides whether and how the event counts: refused kernel
  * counting, it retries for user space only (unless the name itself asks for
  * the kernel). An fd, or -errno with ev->reason set. */
-static int open_first(struct event *ev, pid_t task, bool launched, int paranoid)
+static int open_first(struct event *ev, const struct task *task, bool launched, int paranoid)
 {
 	struct errbuf ignored;
 	for (;;) {
@@ -211,8 +230,7 @@ static int open_first(struct event *ev, pid_t task, bool launched, int paranoid)
 /* Opens ev on each task. Returns how many counters opened (0, with
  * ev->reason, when the host cannot count the event), or -ESRCH when the
  * launched target is gone. */
-static int open_event(struct perf_event *p, struct event *ev, const pid_t *tasks, size_t ntasks,
-		      bool launched, int paranoid)
+static int open_event(struct perf_event *p, struct event *ev, bool launched, int paranoid)
 {
 	struct errbuf why;
 	if (perf_name_encode(ev->cfg->name, false, &ev->attr, ev->pfm, sizeof(ev->pfm), &why) < 0) {
@@ -223,10 +241,10 @@ static int open_event(struct perf_event *p, struct event *ev, const pid_t *tasks
 	ev->first = p->nctr;
 	size_t refused = 0, alive = 0;
 	int refusal = 0;
-	for (size_t t = 0; t < ntasks; t++) {
+	for (size_t i = 0; i < p->ntasks; i++) {
+		struct task *t = &p->task[i];
 		bool first = ev->n == 0 && !refused;
-		int fd = first ? open_first(ev, tasks[t], launched, paranoid)
-			       : open_on(ev, tasks[t], launched);
+		int fd = first ? open_first(ev, t, launched, paranoid) : open_on(ev, t, launched);
 		if (fd == -ESRCH && launched)
 			return fd;
 		if (fd == -ESRCH)
@@ -239,7 +257,14 @@ static int open_event(struct perf_event *p, struct event *ev, const pid_t *tasks
 			refusal = refusal ? refusal : -fd;
 			continue;
 		}
-		p->ctr[p->nctr++] = (struct counter){.fd = fd};
+		struct counter *c = &p->ctr[p->nctr++];
+		*c = (struct counter){.fd = fd};
+		if (ev->attr.type == PERF_TYPE_SOFTWARE) {
+			if (t->group < 0)
+				t->group = fd;
+			c->group = t;
+			c->slot = t->members++;
+		}
 		ev->n++;
 	}
 	ev->counted = ev->n > 0;
@@ -307,6 +332,7 @@ static void pe_close(void *state)
 	json_decref(p->miss_rate.num);
 	json_decref(p->running_pct.num);
 	free(p->ctr);
+	free(p->task);
 	free(p);
 }
 
@@ -320,23 +346,53 @@ static void allow_fds(size_t n)
 	}
 }
 
-/* Room for one counter per event and task; NULL when out of memory. */
-static struct perf_event *pe_alloc(size_t ncounters)
+/* One read per task's software group: every member's value at once. */
+static int read_groups(struct perf_event *p, struct errbuf *why)
+{
+	for (size_t i = 0; i < p->ntasks; i++) {
+		struct task *t = &p->task[i];
+		int r = t->group < 0 ? 0 : perf_group_read(t->group, &t->now);
+		if (r < 0)
+			return errbuf_set(why, -r, "reading the perf counters of %d: %s", (int)t->pid,
+					  strerror(-r));
+	}
+	return 0;
+}
+
+static int read_counter(const struct counter *c, struct perf_count *now, struct errbuf *why)
+{
+	if (c->group) {
+		*now = perf_group_count(&c->group->now, c->slot);
+		return 0;
+	}
+	int r = perf_counter_read(c->fd, now);
+	return r < 0 ? errbuf_set(why, -r, "reading a perf counter: %s", strerror(-r)) : 0;
+}
+
+/* Room for every event on every task; NULL when out of memory. */
+static struct perf_event *pe_alloc(const struct pe_config *cfg, const pid_t *tasks, size_t ntasks)
 {
 	struct perf_event *p = calloc(1, sizeof(*p));
-	if (p && !(p->ctr = calloc(ncounters, sizeof(*p->ctr)))) {
-		free(p);
+	if (!p)
+		return NULL;
+	p->ctr = calloc(cfg->n * ntasks, sizeof(*p->ctr));
+	p->task = calloc(ntasks, sizeof(*p->task));
+	if (!p->ctr || !p->task) {
+		pe_close(p);
 		return NULL;
 	}
-	allow_fds(ncounters);
+	for (size_t i = 0; i < ntasks; i++)
+		p->task[i] = (struct task){.pid = tasks[i], .group = -1};
+	p->ntasks = ntasks;
+	allow_fds(cfg->n * ntasks);
 	return p;
 }
 
 /* Opens every configured event on the tasks and lists them, counted or not,
  * in manifest.events. 0 when at least one counts; else -EACCES (refused) or
  * -EOPNOTSUPP (the host cannot), or -ESRCH (the launched target is gone). */
-static int open_all(struct perf_event *p, const struct pe_config *cfg, const pid_t *tasks,
-		    size_t ntasks, bool launched, json_t *manifest, struct errbuf *why)
+static int open_all(struct perf_event *p, const struct pe_config *cfg, bool launched,
+		    json_t *manifest, struct errbuf *why)
 {
 	int paranoid = perf_event_paranoid();
 	int r = 0;
@@ -345,13 +401,13 @@ static int open_all(struct perf_event *p, const struct pe_config *cfg, const pid
 	for (size_t i = 0; i < cfg->n && r >= 0; i++) {
 		struct event *ev = &p->ev[p->nev++];
 		ev->cfg = &cfg->ev[i];
-		r = open_event(p, ev, tasks, ntasks, launched, paranoid);
+		r = open_event(p, ev, launched, paranoid);
 		counted += ev->counted;
 		json_array_append_new(events, event_json(ev));
 	}
 	json_object_set_new(manifest, "events", events);
 	if (r < 0)
-		return errbuf_set(why, -r, "the target (pid %d) is gone", (int)tasks[0]);
+		return errbuf_set(why, -r, "the target (pid %d) is gone", (int)p->task[0].pid);
 	if (counted > 0)
 		return 0;
 	const struct event *first = &p->ev[0];
@@ -374,13 +430,11 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 		return errbuf_set(why, -r, "listing the threads of pid %d: %s", (int)t->pid,
 				  strerror(-r));
 	}
-	struct perf_event *p = pe_alloc(cfg->n * tasks.n);
-	if (!p) {
-		pid_list_free(&tasks);
-		return errbuf_set(why, ENOMEM, "out of memory");
-	}
-	r = open_all(p, cfg, tasks.v, tasks.n, launched, manifest, why);
+	struct perf_event *p = pe_alloc(cfg, tasks.v, tasks.n);
 	pid_list_free(&tasks);
+	if (!p)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	r = open_all(p, cfg, launched, manifest, why);
 	if (r < 0) {
 		pe_close(p);
 		return r;
@@ -389,9 +443,16 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 	for (size_t i = 0; i < p->nev; i++) {
 		struct event *ev = &p->ev[i];
 		add_field(row, &ev->f, ev->cfg->field, ev->counted ? json_integer(0) : NULL);
-		for (size_t c = ev->first; c < ev->first + ev->n; c++)
-			perf_counter_read(p->ctr[c].fd, &p->ctr[c].prev); /* attached: counting starts here */
 	}
+	if (read_groups(p, why) < 0) {
+		pe_close(p);
+		return -EIO;
+	}
+	for (size_t c = 0; c < p->nctr; c++) /* attached: counting starts here */
+		if (read_counter(&p->ctr[c], &p->ctr[c].prev, why) < 0) {
+			pe_close(p);
+			return -EIO;
+		}
 	add_field(row, &p->ipc, "ipc", json_real(0));
 	add_field(row, &p->miss_rate, "cache_miss_rate", json_real(0));
 	add_field(row, &p->running_pct, "running_pct", json_real(0));
@@ -405,15 +466,14 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 
 static int read_event(struct perf_event *p, struct event *ev, struct errbuf *why)
 {
+	struct perf_count now;
 	ev->value = 0;
 	ev->known = ev->counted;
 	ev->delta = (struct perf_count){0};
 	for (size_t c = ev->first; c < ev->first + ev->n; c++) {
-		struct perf_count now;
-		int r = perf_counter_read(p->ctr[c].fd, &now);
+		int r = read_counter(&p->ctr[c], &now, why);
 		if (r < 0)
-			return errbuf_set(why, -r, "reading perf event %s: %s", ev->cfg->name,
-					  strerror(-r));
+			return r;
 		struct perf_count d = perf_count_advance(&p->ctr[c].prev, &now);
 		double v;
 		if (perf_count_scale(&d, &v))
@@ -443,10 +503,12 @@ static int pe_sample(void *state, struct errbuf *why)
 	struct perf_event *p = state;
 	double min_share = 1;
 	bool any = false;
+	int r = read_groups(p, why);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < p->nev; i++) {
 		struct event *ev = &p->ev[i];
-		int r = read_event(p, ev, why);
-		if (r < 0)
+		if ((r = read_event(p, ev, why)) < 0)
 			return r;
 		if (!ev->counted)
 			continue;
@@ -479,11 +541,11 @@ static int pe_sample(void *state, struct errbuf *why)
 static int pe_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
 	const struct pe_config *cfg = sc->priv;
-	struct perf_event *p = pe_alloc(cfg->n);
+	pid_t self = 0;
+	struct perf_event *p = pe_alloc(cfg, &self, 1);
 	if (!p)
 		return errbuf_set(why, ENOMEM, "out of memory");
-	pid_t self = 0;
-	int r = open_all(p, cfg, &self, 1, false, manifest, why);
+	int r = open_all(p, cfg, false, manifest, why);
 	pe_close(p);
 	if (r == 0)
 		json_object_clear(manifest); /* open will say how it went on the target */

@@ -127,3 +127,18 @@ TEST(a_short_reason_buffer_is_cut_not_overrun)
 	EXPECT_EQ(strlen(why), 7);
 	EXPECT(why[8] == 'x');
 }
+
+TEST(a_group_reading_gives_each_member_the_groups_times)
+{
+	struct perf_group_reading g = {.nr = 3, .enabled = 700, .running = 350,
+				       .value = {10, 20, 30}};
+	struct perf_count c = perf_group_count(&g, 2);
+	EXPECT_EQ(c.value, 30);
+	EXPECT_EQ(c.enabled, 700);
+	EXPECT_EQ(c.running, 350);
+	c = perf_group_count(&g, 0);
+	EXPECT_EQ(c.value, 10);
+	c = perf_group_count(&g, 3); /* a slot the reading does not have */
+	EXPECT_EQ(c.value, 0);
+	EXPECT_EQ(c.enabled, 0);
+}
