@@ -196,6 +196,16 @@ static bool sampler_message(struct source_run *src, json_t *m)
 	return true;
 }
 
+/* A source that holds the target (a tracer) takes it along when it dies:
+ * the kernel's SIGKILL to the target may be reported before the sampler's
+ * end, as if the target had simply exited. */
+static bool killed_with_its_holder(const struct supervisor *s, const struct source_run *src)
+{
+	const typeof(s->ep.target) *t = &s->ep.target;
+	return (src->sc->ops->flags & COLLECTOR_HOLDS_TARGET) && t->exited &&
+	       t->code != CLD_EXITED && t->status == SIGKILL && t->stop_reason == STOP_EXITED;
+}
+
 /* The sampler is gone (its socket closed): reap it and say how it ended
  * when it did not say so itself. */
 static void sampler_gone(struct supervisor *s, struct source_run *src)
@@ -227,6 +237,8 @@ static void sampler_gone(struct supervisor *s, struct source_run *src)
 		if (src->rows <= 0 && *src->file)
 			src->rows = jsonl_count_rows(s->ep.dirfd, src->file);
 		log_error("source %s failed: %s", src->sc->ops->name, src->error);
+		if (killed_with_its_holder(s, src))
+			s->ep.target.stop_reason = STOP_COLLECTOR_FAILED;
 		if (essential(s, src))
 			stop(s, STOP_COLLECTOR_FAILED);
 	}
