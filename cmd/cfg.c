@@ -210,6 +210,26 @@ int cfg_each_key(struct cfg_ctx *c, yaml_node_t *map, const char *what, cfg_key_
 	return 0;
 }
 
+int cfg_each_name(struct cfg_ctx *c, yaml_node_t *list, const char *key, const char *item,
+		  cfg_name_fn fn, void *arg)
+{
+	if (list->type != YAML_SEQUENCE_NODE)
+		return cfg_fail(c, list, "%s must be a list of %s names", key, item);
+	if (list->data.sequence.items.start == list->data.sequence.items.top)
+		return cfg_fail(c, list, "%s must name at least one %s", key, item);
+	for (yaml_node_item_t *it = list->data.sequence.items.start;
+	     it < list->data.sequence.items.top; it++) {
+		yaml_node_t *node = cfg_node(c, *it);
+		const char *name = NULL;
+		int r = cfg_string(c, node, &name);
+		if (r == 0)
+			r = fn(arg, c, name, node);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int cfg_unknown_key(struct cfg_ctx *c, const yaml_node_t *key_node, const char *key,
 		    const char *section)
 {

@@ -56,6 +56,14 @@ typedef int (*cfg_key_fn)(void *arg, struct cfg_ctx *c, const char *key, yaml_no
 			  yaml_node_t *value);
 int cfg_each_key(struct cfg_ctx *c, yaml_node_t *map, const char *what, cfg_key_fn fn, void *arg);
 
+/* Calls fn for each item of a non-empty list of names (strings), in order.
+ * Rejects anything else as "KEY must be a list of ITEM names" and an empty
+ * list as "KEY must name at least one ITEM". fn returns 0, or a negative
+ * errno after cfg_fail(). */
+typedef int (*cfg_name_fn)(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t *item);
+int cfg_each_name(struct cfg_ctx *c, yaml_node_t *list, const char *key, const char *item,
+		  cfg_name_fn fn, void *arg);
+
 /* The standard message for a key nobody knows. */
 int cfg_unknown_key(struct cfg_ctx *c, const yaml_node_t *key_node, const char *key,
 		    const char *section);

@@ -57,12 +57,9 @@ static void pe_init(void *priv)
 		set_event(&cfg->ev[i], default_events[i]);
 }
 
-static int parse_event(struct cfg_ctx *c, struct pe_config *cfg, yaml_node_t *item)
+static int add_event(void *priv, struct cfg_ctx *c, const char *name, yaml_node_t *item)
 {
-	const char *name;
-	int r = cfg_string(c, item, &name);
-	if (r < 0)
-		return r;
+	struct pe_config *cfg = priv;
 	if (cfg->n == PE_MAX_EVENTS)
 		return cfg_fail(c, item, "at most %d perf events", PE_MAX_EVENTS);
 	struct pe_event_config *ev = &cfg->ev[cfg->n];
@@ -92,18 +89,8 @@ static int pe_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_nod
 	struct pe_config *cfg = priv;
 	if (strcmp(key, "events"))
 		return -ENOENT;
-	if (v->type != YAML_SEQUENCE_NODE)
-		return cfg_fail(c, v, "events must be a list of perf event names");
 	cfg->n = 0;
-	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++) {
-		int r = parse_event(c, cfg, cfg_node(c, *it));
-		if (r < 0)
-			return r;
-	}
-	if (cfg->n == 0)
-		return cfg_fail(c, v, "events must name at least one perf event");
-	return 0;
+	return cfg_each_name(c, v, key, "perf event", add_event, cfg);
 }
 
 static void pe_describe(const void *priv, json_t *out)
@@ -444,15 +431,13 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 		struct event *ev = &p->ev[i];
 		add_field(row, &ev->f, ev->cfg->field, ev->counted ? json_integer(0) : NULL);
 	}
-	if (read_groups(p, why) < 0) {
+	r = read_groups(p, why); /* attached: counting starts here */
+	for (size_t c = 0; r == 0 && c < p->nctr; c++)
+		r = read_counter(&p->ctr[c], &p->ctr[c].prev, why);
+	if (r < 0) {
 		pe_close(p);
-		return -EIO;
+		return r;
 	}
-	for (size_t c = 0; c < p->nctr; c++) /* attached: counting starts here */
-		if (read_counter(&p->ctr[c], &p->ctr[c].prev, why) < 0) {
-			pe_close(p);
-			return -EIO;
-		}
 	add_field(row, &p->ipc, "ipc", json_real(0));
 	add_field(row, &p->miss_rate, "cache_miss_rate", json_real(0));
 	add_field(row, &p->running_pct, "running_pct", json_real(0));
@@ -547,8 +532,6 @@ static int pe_probe(const struct source_config *sc, json_t *manifest, struct err
 		return errbuf_set(why, ENOMEM, "out of memory");
 	int r = open_all(p, cfg, false, manifest, why);
 	pe_close(p);
-	if (r == 0)
-		json_object_clear(manifest); /* open will say how it went on the target */
 	return r == -EACCES ? -EPERM : r;
 }
 

@@ -47,36 +47,29 @@ static void sio_init(void *priv)
 		cfg->sys[i] = &io_syscalls[i];
 }
 
+static int add_syscall(void *priv, struct cfg_ctx *c, const char *name, yaml_node_t *item)
+{
+	struct sio_config *cfg = priv;
+	const struct io_syscall *sys = io_syscall_find(name);
+	if (!sys) {
+		char known[512];
+		io_syscall_names(known, sizeof(known));
+		return cfg_fail(c, item, "unknown syscall \"%s\" (syscall_io counts %s)", name, known);
+	}
+	for (size_t i = 0; i < cfg->n; i++)
+		if (cfg->sys[i] == sys)
+			return cfg_fail(c, item, "syscall \"%s\" is listed twice", name);
+	cfg->sys[cfg->n++] = sys; /* io_nsyscalls <= SIO_MAX_SYSCALLS */
+	return 0;
+}
+
 static int sio_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
 {
 	struct sio_config *cfg = priv;
 	if (strcmp(key, "syscalls"))
 		return -ENOENT;
-	if (v->type != YAML_SEQUENCE_NODE)
-		return cfg_fail(c, v, "syscalls must be a list of syscall names");
 	cfg->n = 0;
-	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++) {
-		yaml_node_t *item = cfg_node(c, *it);
-		const char *name;
-		int r = cfg_string(c, item, &name);
-		if (r < 0)
-			return r;
-		const struct io_syscall *sys = io_syscall_find(name);
-		if (!sys) {
-			char known[512];
-			io_syscall_names(known, sizeof(known));
-			return cfg_fail(c, item, "unknown syscall \"%s\" (syscall_io counts %s)", name,
-					known);
-		}
-		for (size_t i = 0; i < cfg->n; i++)
-			if (cfg->sys[i] == sys)
-				return cfg_fail(c, item, "syscall \"%s\" is listed twice", name);
-		cfg->sys[cfg->n++] = sys; /* io_nsyscalls <= SIO_MAX_SYSCALLS */
-	}
-	if (cfg->n == 0)
-		return cfg_fail(c, v, "syscalls must name at least one syscall");
-	return 0;
+	return cfg_each_name(c, v, key, "syscall", add_syscall, cfg);
 }
 
 static void sio_describe(const void *priv, json_t *out)
