@@ -86,12 +86,15 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 	} else {
 		if (w->frame_start_ns < 0)
 			w->frame_start_ns = now_ns;
-		bool end = now_ns - w->frame_start_ns >= JSONL_FRAME_NS;
+		bool end = ++w->frame_rows >= JSONL_FRAME_ROWS ||
+			   now_ns - w->frame_start_ns >= JSONL_FRAME_NS;
 		int r = zstd_push(w, w->buf, n, end ? ZSTD_e_end : ZSTD_e_flush, e);
 		if (r < 0)
 			return r;
-		if (end)
+		if (end) {
 			w->frame_start_ns = -1;
+			w->frame_rows = 0;
+		}
 	}
 	w->rows++;
 	return 0;
@@ -116,44 +119,4 @@ int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e)
 	w->fd = -1;
 	w->rows = rows;
 	return r;
-}
-
-static int64_t count_newlines(const char *p, size_t n)
-{
-	int64_t c = 0;
-	for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-		c++;
-	return c;
-}
-
-int64_t jsonl_count_rows(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	size_t len = strlen(name);
-	bool zst = len > 4 && !strcmp(name + len - 4, ".zst");
-	ZSTD_DCtx *dc = zst ? ZSTD_createDCtx() : NULL;
-	size_t incap = ZSTD_DStreamInSize(), outcap = ZSTD_DStreamOutSize();
-	char *in = malloc(incap), *out = malloc(outcap);
-	int64_t rows = 0;
-	ssize_t n;
-	bool damaged = !in || !out || (zst && !dc);
-	while (!damaged && (n = read(fd, in, incap)) > 0) {
-		if (!zst) {
-			rows += count_newlines(in, (size_t)n);
-			continue;
-		}
-		ZSTD_inBuffer ib = {in, (size_t)n, 0};
-		while (!damaged && ib.pos < ib.size) {
-			ZSTD_outBuffer ob = {out, outcap, 0};
-			damaged = ZSTD_isError(ZSTD_decompressStream(dc, &ob, &ib));
-			rows += count_newlines(out, ob.pos);
-		}
-	}
-	ZSTD_freeDCtx(dc);
-	free(in);
-	free(out);
-	close(fd);
-	return rows;
 }

@@ -2,8 +2,13 @@
  *
  * Plain files get each row in a single write(2), so a reader (tail -f) or a
  * crash never sees half a row except when the disk itself fails. Compressed
- * files flush the zstd stream at every row and end the frame once a second,
- * so `zstd -dc` recovers every frame completed before a crash. */
+ * files flush the zstd stream at every row, so every row written is a
+ * complete zstd block that jsonl_reader (iopsample cat) decodes after a
+ * crash, and end the frame every JSONL_FRAME_ROWS rows or JSONL_FRAME_NS,
+ * whichever comes first, so a tool that decodes whole frames only loses at
+ * most the last of them. Frames are not shorter because each one starts
+ * with an empty history: a frame per second at 100 ms intervals takes 45-60%
+ * more bytes (docs/benchmarks.md). */
 #ifndef IOPSAMPLE_JSONL_WRITER_H
 #define IOPSAMPLE_JSONL_WRITER_H
 
@@ -14,7 +19,8 @@
 #include "config.h"
 #include "log.h"
 
-#define JSONL_FRAME_NS NS_PER_S
+#define JSONL_FRAME_NS (10 * NS_PER_S)
+#define JSONL_FRAME_ROWS 100
 
 struct jsonl_writer {
 	int fd;
@@ -24,6 +30,7 @@ struct jsonl_writer {
 	char *zbuf;
 	size_t zcap;
 	int64_t frame_start_ns; /* -1: no frame open */
+	unsigned frame_rows;
 	uint64_t rows;
 };
 
@@ -38,9 +45,5 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 		       struct errbuf *e);
 /* Ends the stream, fsyncs and closes; only rows stays meaningful. */
 int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e);
-
-/* Complete rows (newline-terminated lines) in a file this writer produced,
- * plain or compressed, up to the first damage: what survived a crash. */
-int64_t jsonl_count_rows(int dirfd, const char *name);
 
 #endif

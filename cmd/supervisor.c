@@ -34,6 +34,7 @@
 #include "episode.h"
 #include "host.h"
 #include "ipc.h"
+#include "jsonl_reader.h"
 #include "jsonl_writer.h"
 #include "keeper.h"
 #include "sampler.h"
