@@ -19,7 +19,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)
 PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd) -lpfm
 
 SRCS := $(wildcard cmd/*.c collectors/*.c)
-OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)
+SCHEMAS := $(wildcard schema/*.schema.json)
+# the schemas, compiled in for `iopsample validate`
+OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o
 LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
@@ -41,6 +43,14 @@ test-deps: $(BUILD)/.test-deps
 $(BUILD)/obj/%.o: %.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -pthread $(PKG_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
+	@mkdir -p $(@D)
+	tools/embed-schemas $(SCHEMAS) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(BUILD)/iopsample: $(OBJS)
 	$(CC) $(LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS)

@@ -6,5 +6,9 @@
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
 
 #endif

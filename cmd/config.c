@@ -460,6 +460,21 @@ static int source_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t
 	return cfg_unknown_key(c, key_node, key, sw->section);
 }
 
+int source_config_init(struct source_config *sc, const struct collector_ops *ops)
+{
+	*sc = (struct source_config){
+		.ops = ops,
+		.interval_ns = INTERVAL_DEFAULT_NS,
+		.available_in_deployment = ops->available_in_deployment,
+		.required = true,
+	};
+	if (ops->priv_size && !(sc->priv = calloc(1, ops->priv_size)))
+		return -ENOMEM;
+	if (ops->init)
+		ops->init(sc->priv);
+	return 0;
+}
+
 static int sources_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t *key_node,
 		       yaml_node_t *v)
 {
@@ -479,19 +494,8 @@ static int sources_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_
 		return errbuf_set(c->err, ENOMEM, "out of memory");
 	cfg->sources = s;
 	struct source_config *sc = &s[cfg->nsources++];
-	*sc = (struct source_config){
-		.ops = ops,
-		.interval_ns = INTERVAL_DEFAULT_NS,
-		.available_in_deployment = ops->available_in_deployment,
-		.required = true,
-	};
-	if (ops->priv_size) {
-		sc->priv = calloc(1, ops->priv_size);
-		if (!sc->priv)
-			return errbuf_set(c->err, ENOMEM, "out of memory");
-	}
-	if (ops->init)
-		ops->init(sc->priv);
+	if (source_config_init(sc, ops) < 0)
+		return errbuf_set(c->err, ENOMEM, "out of memory");
 	if (cfg_is_null(v))
 		return 0;
 	struct source_walk sw = {.sc = sc};

@@ -86,6 +86,10 @@ int config_load_buffer(const char *name, const char *text, size_t len, const cha
 		       const struct config_args *args, struct config *cfg, struct errbuf *err);
 void config_free(struct config *cfg);
 
+/* A source as the config would have it with no keys of its own: the
+ * defaults. sc->priv is malloc'd (free it); -ENOMEM. */
+int source_config_init(struct source_config *sc, const struct collector_ops *ops);
+
 /* The resolved config, in the file's own shape with every default filled in:
  * it loads back as an equivalent config. */
 json_t *config_to_json(const struct config *cfg);

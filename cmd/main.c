@@ -17,7 +17,11 @@ static const struct {
 	 "run EPISODE.yaml [--output-dir DIR] [--name NAME] [--set KEY=VALUE]... [--quiet]"},
 	{"check", cmd_check,
 	 "check EPISODE.yaml [same options]   validate, print the resolved config, run nothing"},
+	{"probe", cmd_probe, "probe                               what this host lets each source collect, as JSON"},
 	{"events", cmd_events, "events [PATTERN]                    perf events libpfm4 knows on this host"},
+	{"cat", cmd_cat, "cat FILE...                         rows of .jsonl or .jsonl.zst files (pipe into jq)"},
+	{"validate", cmd_validate, "validate EPISODE_DIR...             check the manifest and every row against schema/"},
+	{"summary", cmd_summary, "summary EPISODE_DIR...              a table per source: rows, totals, rates, histograms"},
 };
 
 static void usage(FILE *to)
@@ -30,9 +34,6 @@ static void usage(FILE *to)
 
 int main(int argc, char **argv)
 {
-	/* A closed stdout must not kill iopsample mid-episode: writes fail instead. */
-	signal(SIGPIPE, SIG_IGN);
-
 	if (argc < 2) {
 		usage(stderr);
 		return EX_USAGE;
@@ -45,6 +46,10 @@ int main(int argc, char **argv)
 		printf("iopsample %s\n", IOPSAMPLE_VERSION);
 		return 0;
 	}
+	/* A closed stdout must not kill iopsample mid-episode: writes fail
+	 * instead. The commands that only print die quietly, as cat(1) does. */
+	if (!strcmp(argv[1], "run"))
+		signal(SIGPIPE, SIG_IGN);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

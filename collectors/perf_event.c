@@ -522,7 +522,8 @@ static int pe_sample(void *state, struct errbuf *why)
 /* Can this host count any configured event at all? Tried on ourselves, the
  * same user as the target, exactly as open will: a host that forbids perf
  * events (perf_event_paranoid 3, a container's seccomp profile) or counts
- * none of them says so before anything runs, and why for each event. */
+ * none of them says so before anything runs, and why for each event, with
+ * the PMUs libpfm4 found. */
 static int pe_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
 	const struct pe_config *cfg = sc->priv;
@@ -532,6 +533,12 @@ static int pe_probe(const struct source_config *sc, json_t *manifest, struct err
 		return errbuf_set(why, ENOMEM, "out of memory");
 	int r = open_all(p, cfg, false, manifest, why);
 	pe_close(p);
+	struct perf_pmu pmus[64];
+	size_t n = perf_names_pmus(pmus, sizeof(pmus) / sizeof(pmus[0]));
+	json_t *names = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(names, json_string(pmus[i].name));
+	json_object_set_new(manifest, "pmus", names);
 	return r == -EACCES ? -EPERM : r;
 }
 

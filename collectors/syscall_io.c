@@ -6,6 +6,8 @@
  * fields and the per-interval changes. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -83,34 +85,110 @@ static void sio_describe(const void *priv, json_t *out)
 
 /* ---- probe ---------------------------------------------------------------- */
 
-/* Traces a child of our own the way the collector will: a host that forbids
- * ptrace (a container's seccomp profile, Yama's ptrace_scope 3) or lacks
- * PTRACE_GET_SYSCALL_INFO (Linux < 5.3) says so here, before anything runs. */
+/* Yama's kernel.yama.ptrace_scope, or -1 without Yama. */
+static int yama_scope(void)
+{
+	char buf[16];
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int scope = -1;
+	if (f && fgets(buf, sizeof(buf), f))
+		scope = atoi(buf);
+	if (f)
+		fclose(f);
+	return scope;
+}
+
+/* The probe's child: once seized, it installs a filter that traces read()
+ * and calls it. Exits with the errno that stopped it. */
+static void __attribute__((noreturn)) probe_child(pid_t parent, int go)
+{
+	struct sock_filter insns[SECCOMP_FILTER_MAX_INSNS];
+	int nr = io_syscall_find("read")->nr;
+	char c;
+	if (!die_with_parent(SIGKILL, parent) || read(go, &c, 1) != 1)
+		_exit(ECHILD);
+	int n = seccomp_filter_build(&nr, 1, SECCOMP_RET_TRACE, TRACER_SECCOMP_DATA, insns);
+	if (n < 0 || (n = seccomp_filter_install(insns, (size_t)n)) < 0)
+		_exit(-n);
+	if (read(go, &c, 1) < 0) /* the tracer sees this one first */
+		_exit(errno);
+	_exit(ENOSYS); /* the filter let it through untraced */
+}
+
+/* Waits for the child's seccomp stop; 0, or -errno with the reason. */
+static int probe_stop(pid_t child, struct errbuf *why)
+{
+	int status;
+	for (;;) {
+		if (waitpid(child, &status, __WALL) != child)
+			return errbuf_set(why, errno, "ptrace: waitpid: %s", strerror(errno));
+		if (WIFEXITED(status)) {
+			int err = WEXITSTATUS(status);
+			return errbuf_set(why, err, "seccomp filters with SECCOMP_RET_TRACE: %s",
+					  strerror(err));
+		}
+		if (WIFSIGNALED(status))
+			return errbuf_set(why, EINTR, "the probe's child died of signal %d",
+					  WTERMSIG(status));
+		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8)))
+			return 0;
+		ptrace(PTRACE_CONT, child, 0L, (long)WSTOPSIG(status));
+	}
+}
+
+/* Does on a child of our own what the collector does to a launched target:
+ * seize it, let it install the seccomp filter, see its filtered read() stop
+ * and read that stop with PTRACE_GET_SYSCALL_INFO. A host that forbids
+ * ptrace (a container's seccomp profile, Yama's ptrace_scope 3), refuses
+ * seccomp filters, or lacks PTRACE_GET_SYSCALL_INFO (Linux < 5.3) says so
+ * here, before anything runs; manifest.ptrace says how far it got. */
 static int sio_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
-	(void)manifest;
 	(void)sc;
+	int scope = yama_scope();
+	json_t *facts = json_pack("{s:b, s:o, s:n, s:n}", "permitted", 0, "yama_ptrace_scope",
+				  scope < 0 ? json_null() : json_integer(scope), "seccomp_filter",
+				  "get_syscall_info");
+	json_object_set_new(manifest, "ptrace", facts);
+	int go[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return errbuf_set(why, errno, "pipe: %s", strerror(errno));
 	pid_t parent = getpid();
 	pid_t child = fork();
-	if (child < 0)
-		return errbuf_set(why, errno, "fork: %s", strerror(errno));
-	if (child == 0) {
-		if (die_with_parent(SIGKILL, parent))
-			for (;;)
-				pause();
-		_exit(1);
+	if (child < 0) {
+		int err = errno;
+		close(go[0]);
+		close(go[1]);
+		return errbuf_set(why, err, "fork: %s", strerror(err));
 	}
-	int r = 0, status;
+	if (child == 0) {
+		close(go[1]);
+		probe_child(parent, go[0]);
+	}
+	close(go[0]);
+	int r;
 	struct __ptrace_syscall_info info;
-	if (ptrace(PTRACE_SEIZE, child, 0L, 0L) < 0)
+	if (ptrace(PTRACE_SEIZE, child, 0L, (long)(PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)) < 0) {
 		r = errbuf_set(why, errno, "ptrace is not permitted here: %s", strerror(errno));
-	else if (ptrace(PTRACE_INTERRUPT, child, 0L, 0L) < 0 ||
-		 waitpid(child, &status, __WALL) != child)
-		r = errbuf_set(why, errno, "ptrace: cannot stop a test child: %s", strerror(errno));
-	else if (ptrace(PTRACE_GET_SYSCALL_INFO, child, sizeof(info), &info) < 0)
-		r = errbuf_set(why, errno, "PTRACE_GET_SYSCALL_INFO (Linux 5.3): %s", strerror(errno));
+	} else {
+		json_object_set_new(facts, "permitted", json_true());
+		r = write(go[1], "x", 1) == 1 ? probe_stop(child, why)
+					      : errbuf_set(why, errno, "pipe: %s", strerror(errno));
+		json_object_set_new(facts, "seccomp_filter", json_boolean(r == 0));
+		if (r == 0) {
+			long n = ptrace(PTRACE_GET_SYSCALL_INFO, child, sizeof(info), &info);
+			if (n < 0)
+				r = errbuf_set(why, errno, "PTRACE_GET_SYSCALL_INFO (Linux 5.3): %s",
+					       strerror(errno));
+			else if (info.op != PTRACE_SYSCALL_INFO_SECCOMP)
+				r = errbuf_set(why, ENOTSUP,
+					       "PTRACE_GET_SYSCALL_INFO does not report seccomp stops");
+			json_object_set_new(facts, "get_syscall_info", json_boolean(r == 0));
+		}
+	}
+	close(go[1]);
 	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	waitpid(child, NULL, __WALL);
 	return r;
 }
 

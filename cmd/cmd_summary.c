@@ -1,0 +1,387 @@
+/* iopsample summary EPISODE_DIR...: for a human, what an episode was and
+ * what each source saw. Read from the manifest and the rows alone, so any
+ * source's file is summed the same way: integer fields get their total and
+ * mean rate per second of the covered time, other numbers and the gauges
+ * the schema marks ("x-gauge": true) their mean, min and max over the rows
+ * that have them, *_size_hist arrays a bar per non-empty bucket, and nested
+ * counters (by_syscall) their non-zero totals. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "duration.h"
+#include "jsonl_reader.h"
+#include "log.h"
+#include "schemas.h"
+
+#define BAR_WIDTH 40
+
+/* The envelope (schema/envelope.schema.json): every source has these. */
+static const char *const envelope[] = {
+	"episode", "source", "available_in_deployment", "seq", "t_mono_ns", "t_wall_ns",
+	"interval_ns", "final", "labels", NULL,
+};
+
+enum field_kind { F_COUNT, F_NUMBER, F_HIST };
+
+struct field {
+	char name[160];
+	enum field_kind kind;
+	bool nested; /* a member of an object field: shown only when not 0 */
+	json_int_t total;
+	double sum, min, max;
+	uint64_t known; /* rows where it was not null */
+	json_int_t *buckets;
+	size_t nbuckets;
+};
+
+struct tally {
+	const struct jschema_set *schemas;
+	const char *source;
+	struct field *f;
+	size_t n;
+	uint64_t rows;
+	json_int_t t_end; /* t_mono_ns of the last row: the time covered */
+};
+
+static struct field *field_for(struct tally *t, const char *name, enum field_kind kind,
+			       bool nested)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->f[i].name, name))
+			return &t->f[i];
+	struct field *more = realloc(t->f, (t->n + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	t->f = more;
+	struct field *f = &t->f[t->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->kind = kind;
+	f->nested = nested;
+	f->min = INFINITY;
+	f->max = -INFINITY;
+	return f;
+}
+
+static void add_value(struct tally *t, const char *name, const json_t *v, bool nested)
+{
+	struct field *f;
+	bool gauge = !nested && json_is_true(json_object_get(
+					jschema_property(t->schemas, t->source, name), "x-gauge"));
+	if (json_is_integer(v) && gauge) {
+		json_t *d = json_real((double)json_integer_value(v));
+		add_value(t, name, d, nested);
+		json_decref(d);
+		return;
+	}
+	if (json_is_integer(v) || (json_is_null(v) && !nested)) {
+		/* a null counter stays a counter: null in every row is worth saying */
+		if (!(f = field_for(t, name, F_COUNT, nested)))
+			return;
+		if (json_is_integer(v)) {
+			f->known++;
+			f->total += json_integer_value(v);
+			f->sum += (double)json_integer_value(v);
+		}
+		return;
+	}
+	if (json_is_real(v)) {
+		if (!(f = field_for(t, name, F_NUMBER, nested)))
+			return;
+		/* the first rows decided it was a count; a real means it never was */
+		f->kind = F_NUMBER;
+		double d = json_real_value(v);
+		f->known++;
+		f->sum += d;
+		f->min = d < f->min ? d : f->min;
+		f->max = d > f->max ? d : f->max;
+		return;
+	}
+	if (json_is_array(v)) {
+		if (!(f = field_for(t, name, F_HIST, nested)))
+			return;
+		size_t n = json_array_size(v);
+		if (n > f->nbuckets) {
+			json_int_t *more = realloc(f->buckets, n * sizeof(*more));
+			if (!more)
+				return;
+			memset(more + f->nbuckets, 0, (n - f->nbuckets) * sizeof(*more));
+			f->buckets = more;
+			f->nbuckets = n;
+		}
+		for (size_t i = 0; i < n; i++)
+			f->buckets[i] += json_integer_value(json_array_get(v, i));
+		f->known++;
+		return;
+	}
+	if (json_is_object(v)) {
+		const char *key;
+		const json_t *sub;
+		json_object_foreach((json_t *)v, key, sub) {
+			char path[160];
+			snprintf(path, sizeof(path), "%s.%s", name, key);
+			add_value(t, path, sub, true);
+		}
+	}
+}
+
+static bool in_envelope(const char *key)
+{
+	for (const char *const *e = envelope; *e; e++)
+		if (!strcmp(*e, key))
+			return true;
+	return false;
+}
+
+static void add_row(struct tally *t, const json_t *row)
+{
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)row, key, v)
+		if (!in_envelope(key))
+			add_value(t, key, v, false);
+	const json_t *tm = json_object_get(row, "t_mono_ns");
+	if (json_is_integer(tm))
+		t->t_end = json_integer_value(tm);
+	t->rows++;
+}
+
+static void format_ns(json_int_t ns, char *buf, size_t len)
+{
+	if (ns < NS_PER_MS)
+		snprintf(buf, len, "%lld ns", (long long)ns);
+	else if (ns < NS_PER_S)
+		snprintf(buf, len, "%.3g ms", (double)ns / NS_PER_MS);
+	else
+		snprintf(buf, len, "%.3f s", (double)ns / NS_PER_S);
+}
+
+/* 2^k bytes as "512 B", "4 KiB", "1 GiB". */
+static void format_pow2(unsigned k, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	snprintf(buf, len, "%llu %s", 1ull << (k % 10), units[k / 10 < 4 ? k / 10 : 4]);
+}
+
+/* The byte range of log2 bucket i of n (docs/data-model.md): 0 is 0 bytes,
+ * i is [2^(i-1), 2^i), the last is 2^(n-2) and more. */
+static void bucket_label(size_t i, size_t n, char *buf, size_t len)
+{
+	char lo[24], hi[24];
+	if (i == 0) {
+		snprintf(buf, len, "0 B");
+		return;
+	}
+	format_pow2((unsigned)i - 1, lo, sizeof(lo));
+	if (i == 1)
+		snprintf(buf, len, "%s", lo);
+	else if (i == n - 1)
+		snprintf(buf, len, ">= %s", lo);
+	else {
+		format_pow2((unsigned)i, hi, sizeof(hi));
+		snprintf(buf, len, "%s to < %s", lo, hi);
+	}
+}
+
+static void print_hist(const struct field *f)
+{
+	bool sized = strlen(f->name) > 10 && !strcmp(f->name + strlen(f->name) - 10, "_size_hist");
+	json_int_t top = 0, total = 0;
+	for (size_t i = 0; i < f->nbuckets; i++) {
+		top = f->buckets[i] > top ? f->buckets[i] : top;
+		total += f->buckets[i];
+	}
+	printf("  %s: %lld in all%s\n", f->name, (long long)total, total ? "" : ", every bucket empty");
+	for (size_t i = 0; i < f->nbuckets && total; i++) {
+		char label[64];
+		if (!f->buckets[i])
+			continue;
+		if (sized)
+			bucket_label(i, f->nbuckets, label, sizeof(label));
+		else
+			snprintf(label, sizeof(label), "bucket %zu", i);
+		int width = (int)((f->buckets[i] * BAR_WIDTH + top - 1) / top);
+		printf("    %-20s %12lld  %.*s\n", label, (long long)f->buckets[i], width,
+		       "########################################");
+	}
+}
+
+static void print_tally(const struct tally *t)
+{
+	double seconds = (double)t->t_end / NS_PER_S;
+	bool header = false;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct field *f = &t->f[i];
+		if (f->kind == F_HIST || (f->nested && f->kind == F_COUNT && f->total == 0))
+			continue;
+		if (!header)
+			printf("  %-32s %16s %16s\n", "field", "total", "per second");
+		header = true;
+		if (f->known == 0)
+			printf("  %-32s %16s\n", f->name, "null in every row");
+		else if (f->kind == F_COUNT)
+			printf("  %-32s %16lld %16.1f%s\n", f->name, (long long)f->total,
+			       seconds > 0 ? (double)f->total / seconds : 0.0,
+			       f->known < t->rows ? "  (null in some rows)" : "");
+		else
+			printf("  %-32s %16s %16s  mean %.4g, min %.4g, max %.4g over %llu rows\n",
+			       f->name, "", "", f->sum / (double)f->known, f->min, f->max,
+			       (unsigned long long)f->known);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->f[i].kind == F_HIST)
+			print_hist(&t->f[i]);
+}
+
+static void tally_free(struct tally *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->f[i].buckets);
+	free(t->f);
+}
+
+/* 0, or an exit status when the file could not be read at all. */
+static int summarize_source(const struct jschema_set *schemas, int dirfd, const char *dir,
+			    const char *name, const json_t *src)
+{
+	char ival[32];
+	format_ns(json_integer_value(json_object_get(src, "interval_ns")), ival, sizeof(ival));
+	const char *status = json_string_value(json_object_get(src, "status"));
+	const char *file = json_string_value(json_object_get(src, "file"));
+	printf("\n%s (%s): %s, every %s", name,
+	       json_is_true(json_object_get(src, "available_in_deployment")) ? "deployable"
+									       : "oracle",
+	       status ? status : "?", ival);
+	const char *error = json_string_value(json_object_get(src, "error"));
+	if (!file) {
+		printf(", no rows%s%s\n", error ? ": " : "", error ? error : "");
+		return 0;
+	}
+	struct jsonl_reader r;
+	struct errbuf e;
+	char *text;
+	size_t len;
+	int err = jsonl_reader_open(&r, dirfd, file, &e);
+	if (err < 0) {
+		printf("\n");
+		log_error("%s/%s", dir, e.msg);
+		return EX_NOINPUT;
+	}
+	struct tally t = {.schemas = schemas, .source = name};
+	while ((err = jsonl_reader_next(&r, &text, &len, &e)) > 0) {
+		json_t *row = json_loadb(text, len, 0, NULL);
+		if (json_is_object(row))
+			add_row(&t, row);
+		json_decref(row);
+	}
+	char covered[32];
+	format_ns(t.t_end, covered, sizeof(covered));
+	printf(", %llu rows over %s (%s)\n", (unsigned long long)t.rows, covered, file);
+	if (error)
+		printf("  error: %s\n", error);
+	if (err < 0 || r.damage[0])
+		printf("  the file stops early, after row %llu: %s\n", (unsigned long long)r.rows,
+		       err < 0 ? e.msg : r.damage);
+	print_tally(&t);
+	tally_free(&t);
+	jsonl_reader_close(&r);
+	return 0;
+}
+
+static void print_header(const char *dir, const json_t *m)
+{
+	const json_t *target = json_object_get(m, "target");
+	char dur[32] = "?";
+	if (json_is_integer(json_object_get(m, "duration_ns")))
+		format_ns(json_integer_value(json_object_get(m, "duration_ns")), dur, sizeof(dur));
+	printf("%s: episode %s, %s, %s\n", dir,
+	       json_string_value(json_object_get(m, "episode")) ?: "?",
+	       json_string_value(json_object_get(m, "status")) ?: "?", dur);
+	const json_t *code = json_object_get(target, "exit_code"), *sig = json_object_get(target, "signal");
+	const char *reason = json_string_value(json_object_get(target, "stop_reason"));
+	if (json_is_true(json_object_get(target, "attached")))
+		printf("target: pid %lld, attached", (long long)json_integer_value(json_object_get(target, "pid")));
+	else if (json_is_integer(code))
+		printf("target: exited with status %lld", (long long)json_integer_value(code));
+	else if (json_is_string(sig))
+		printf("target: killed by %s", json_string_value(sig));
+	else
+		printf("target: %s", json_string_value(json_object_get(target, "error")) ?: "did not end");
+	printf("%s%s\n", reason ? "; stopped because: " : "", reason ? reason : "");
+	const char *key;
+	const json_t *v;
+	json_object_foreach(json_object_get(m, "labels"), key, v)
+		printf("label %s: %s\n", key, json_string_value(v));
+	size_t i;
+	json_array_foreach(json_object_get(m, "warnings"), i, v)
+		printf("warning: %s\n", json_string_value(v));
+}
+
+static int summarize(const struct jschema_set *schemas, const char *dir)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		log_error("%s: %s", dir, strerror(errno));
+		return EX_NOINPUT;
+	}
+	json_error_t je;
+	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
+	json_t *m = fd >= 0 ? json_loadfd(fd, 0, &je) : NULL;
+	int status = 0;
+	if (fd < 0) {
+		log_error("%s/manifest.json: %s", dir, strerror(errno));
+		status = EX_NOINPUT;
+	} else if (!json_is_object(m)) {
+		log_error("%s/manifest.json:%d:%d: %s", dir, je.line, je.column,
+			  m ? "not a JSON object" : je.text);
+		status = EX_DATAERR;
+	} else {
+		print_header(dir, m);
+		const char *name;
+		const json_t *src;
+		json_object_foreach(json_object_get(m, "sources"), name, src) {
+			int s = summarize_source(schemas, dirfd, dir, name, src);
+			status = status ? status : s;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	json_decref(m);
+	close(dirfd);
+	return status;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	if (argc < 2) {
+		log_error("usage: iopsample summary EPISODE_DIR...");
+		return EX_USAGE;
+	}
+	struct errbuf why;
+	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
+	if (!schemas) {
+		log_error("%s", why.msg);
+		return EX_SOFTWARE;
+	}
+	int status = 0;
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			printf("\n");
+		int s = summarize(schemas, argv[i]);
+		status = status ? status : s;
+	}
+	jschema_free(schemas);
+	if (fflush(stdout) == EOF) {
+		log_error("stdout: %s", strerror(errno));
+		return EX_IOERR;
+	}
+	return status;
+}
