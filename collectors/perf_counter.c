@@ -3,6 +3,7 @@
 #include "perf_counter.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,9 @@
 #include <unistd.h>
 
 #include "procfs.h"
+
+/* How often a group read is retried while a child exits (see below). */
+#define PERF_GROUP_READ_TRIES 10000
 
 int perf_counter_open(struct perf_event_attr *attr, pid_t pid, int group)
 {
@@ -24,7 +28,15 @@ int perf_counter_open(struct perf_event_attr *attr, pid_t pid, int group)
 
 int perf_group_read(int leader, struct perf_group_reading *out)
 {
-	ssize_t n = read(leader, out, sizeof(*out));
+	ssize_t n;
+	/* Since Linux 6.6 a group read fails with ECHILD while an inherited
+	 * copy of the group differs from the original: a child task that is
+	 * exiting detaches its copies one by one. That lasts until its exit
+	 * folds them into ours, a few microseconds: read again. */
+	for (int tries = 0; (n = read(leader, out, sizeof(*out))) < 0 &&
+			    (errno == ECHILD || errno == EINTR) && tries < PERF_GROUP_READ_TRIES;
+	     tries++)
+		sched_yield();
 	if (n < 0)
 		return -errno;
 	if (n < (ssize_t)(3 * sizeof(uint64_t)) || out->nr > PERF_GROUP_MAX ||

@@ -42,7 +42,8 @@ enum {
 int perf_counter_open(struct perf_event_attr *attr, pid_t pid, int group);
 /* 0, or -errno (a short read is -EIO). */
 int perf_counter_read(int fd, struct perf_count *out);
-/* Reads a whole group through its leader. 0, or -errno. */
+/* Reads a whole group through its leader, again while an exiting child's
+ * copy of the group is being taken apart. 0, or -errno. */
 int perf_group_read(int leader, struct perf_group_reading *out);
 /* The counter that joined the group slot-th (the leader is 0), with the
  * group's times; zeros when the reading has no such slot. */

@@ -65,25 +65,49 @@ import json, os, re, sys
 from epi import expect, SCHEMA_DIR
 doc = open(sys.argv[1]).read()
 
-def table_fields(heading):
-    """Backticked names in the first column of the first table under heading."""
+def table_rows(heading):
+    """(name, type, last cell) of the first table under heading, for the
+    rows whose first cell is a backticked name."""
     part = doc.split(heading, 1)[1]
     part = re.split(r"\n#+ ", part, 1)[0]
     part = part[part.index("\n|"):].split("\n\n", 1)[0]
-    return [m for m in re.findall(r"^\| `([a-z_<>]+)` \|", part, re.M)]
+    return [(m[0], m[1], m[2]) for m in re.findall(r"^\| `([a-z_<>]+)` \| ([^|]+?) \|(?:.*\|)? ([^|]*) \|$", part, re.M)]
+
+def table_fields(heading):
+    return [r[0] for r in table_rows(heading)]
 
 def schema(name):
     return json.load(open(os.path.join(SCHEMA_DIR, name + ".schema.json")))
 
+def doc_type(s, root):
+    """How the docs spell a property's JSON type: "int or null", "array of 32 ints"."""
+    if "$ref" in s:
+        s = dict(root["$defs"][s["$ref"].split("/")[-1]], **{k: v for k, v in s.items() if k != "$ref"})
+    words = {"integer": "int", "boolean": "bool", "number": "number", "string": "string",
+             "object": "object", "null": "null"}
+    t = s.get("type")
+    if t == "array":
+        expect(s.get("minItems") == s.get("maxItems"), "arrays in rows have one length")
+        return "array of %d %ss" % (s["maxItems"], words[s["items"]["type"]])
+    return " or ".join(words[x] for x in (t if isinstance(t, list) else [t]))
+
 env = list(schema("envelope")["properties"])
 got = table_fields("### The envelope")
 expect(got == env, "envelope: docs %s, schema %s" % (got, env))
-for source in ("proc_io", "syscall_io", "perf_event"):
+typed = 0
+for source in ("envelope", "proc_io", "syscall_io", "perf_event"):
     s = schema(source)
-    # perf_event's event fields are a pattern, one row "<event>" in the docs
-    props = ["<event>"] * len(s.get("patternProperties", {})) + [k for k in s["properties"] if k != "source"]
-    got = table_fields("## " + source)
-    expect(got == props, "%s: docs %s, schema %s" % (source, got, props))
+    rows = table_rows("### The envelope" if source == "envelope" else "## " + source)
+    if source != "envelope":
+        # perf_event's event fields are a pattern, one row "<event>" in the docs
+        props = ["<event>"] * len(s.get("patternProperties", {})) + [k for k in s["properties"] if k != "source"]
+        expect([r[0] for r in rows] == props, "%s: docs %s, schema %s" % (source, [r[0] for r in rows], props))
+    for name, typ, meaning in rows:
+        p = list(s["patternProperties"].values())[0] if name == "<event>" else s["properties"][name]
+        expect(typ == doc_type(p, s), "%s.%s: docs say %s, schema %s" % (source, name, typ, doc_type(p, s)))
+        expect(meaning.startswith("gauge") == bool(p.get("x-gauge")), "%s.%s: gauge in one, not the other" % (source, name))
+        typed += 1
+print("%d row fields: names, types and gauges agree" % typed)
 man = list(schema("manifest")["properties"])
 got = [f for cell in re.findall(r"^\| ((?:`[a-z_]+`(?:, )?)+) \|", doc.split("## manifest.json", 1)[1], re.M)
        for f in re.findall(r"`([a-z_]+)`", cell)]
