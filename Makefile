@@ -82,6 +82,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/
 	@tools/install-deps strace
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
 	/usr/bin/python3 bench/perf_event.py $(BUILD)
+	/usr/bin/python3 bench/compression.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
