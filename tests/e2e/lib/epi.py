@@ -6,7 +6,8 @@ envelope invariants of CONTRACT §5 on load, so every test that loads an
 episode also checks them:
 seq 0, 1, 2, ...; t_mono_ns increasing; interval_ns the difference of
 consecutive t_mono_ns; one final row, the last (none when the source failed);
-the same keys in every row; the row count the manifest gives.
+the same keys in every row; the row count the manifest gives. Then
+`iopsample validate` must pass the episode too.
 """
 import json
 import os
@@ -68,6 +69,11 @@ class Episode:
                     expect(not errors, "%s row %d against the schema: %s" % (name, i, errors[:3]))
                 if self.manifest["status"] != "running":
                     self.check_envelope(name)
+        # ... and iopsample validate agrees about every episode a test loads
+        if self.manifest["status"] != "running":
+            v = subprocess.run([os.environ["IOPSAMPLE"], "validate", path], capture_output=True)
+            expect(v.returncode == 0, "iopsample validate: exit %d: %s" % (
+                v.returncode, (v.stdout + v.stderr).decode()[:300]))
 
     def check_envelope(self, source):
         rows = self.rows[source]
