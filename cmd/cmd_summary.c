@@ -339,9 +339,11 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 	if (fd < 0) {
 		log_error("%s/manifest.json: %s", dir, strerror(errno));
 		status = EX_NOINPUT;
+	} else if (!m) {
+		log_error("%s/manifest.json:%d:%d: %s", dir, je.line, je.column, je.text);
+		status = EX_DATAERR;
 	} else if (!json_is_object(m)) {
-		log_error("%s/manifest.json:%d:%d: %s", dir, je.line, je.column,
-			  m ? "not a JSON object" : je.text);
+		log_error("%s/manifest.json: not a JSON object", dir);
 		status = EX_DATAERR;
 	} else {
 		print_header(dir, m);

@@ -30,6 +30,7 @@ struct checker {
 	uint64_t row;     /* its line being checked; 0 for the whole file */
 	size_t in_file;   /* problems in this file */
 	size_t total;
+	char last[600];   /* the last line said: a schema may say it twice */
 };
 
 static void say(struct checker *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -63,9 +64,17 @@ static void end_file(struct checker *k)
 		       k->in_file - PROBLEMS_SHOWN_PER_FILE);
 }
 
+/* A row schema and the envelope it includes may both find the same fault
+ * (a row that is not an object): it is one problem, said once. */
 static void schema_problem(void *arg, const char *where, const char *what)
 {
 	struct checker *k = arg;
+	char line[sizeof(k->last)];
+	snprintf(line, sizeof(line), "%s:%llu:%s: %s", k->file, (unsigned long long)k->row, where,
+		 what);
+	if (!strcmp(line, k->last))
+		return;
+	strcpy(k->last, line);
 	if (*where)
 		say(k, "%s: %s", where, what);
 	else
