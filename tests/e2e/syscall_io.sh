@@ -103,10 +103,12 @@ EOY
 from epi import expect
 rows = ep.rows["syscall_io"][:-1]
 late = sorted(r["t_mono_ns"] % 10000000 for r in rows)
-wide = [r["seq"] for r in rows if r["interval_ns"] > 25000000]
-expect(not wide, "rows %s span more than two grid points" % wide[:5])
+# A sampler that waited for the tracer would widen most rows while dd is
+# traced; a shared VM's scheduler may widen one now and then.
+wide = [(r["seq"], r["interval_ns"] // 1000000) for r in rows if r["interval_ns"] > 25000000]
+expect(len(wide) <= len(rows) // 50, "rows (seq, ms) %s of %d span more than two grid points" % (wide[:5], len(rows)))
 expect(ep.total("syscall_io", "write_calls") >= 20000, "dd's writes")
-print("%d rows, p99 lateness %.3f ms" % (len(rows), late[int(len(late) * 0.99)] / 1e6))
+print("%d rows, p99 lateness %.3f ms, %d wider than 25 ms" % (len(rows), late[int(len(late) * 0.99)] / 1e6, len(wide)))
 PY
 }
 
