@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "jsonl_reader.h"
+#include "jsonl_writer.h"
 #include "log.h"
 #include "schemas.h"
 
@@ -269,8 +270,10 @@ static void check_sources(struct checker *k, int dirfd, const json_t *m)
 			continue;
 		}
 		char want[300];
-		snprintf(want, sizeof(want), "%s.jsonl%s", name,
-			 compression && !strcmp(compression, "zstd") ? ".zst" : "");
+		jsonl_file_name(name,
+				compression && !strcmp(compression, "zstd") ? COMPRESSION_ZSTD
+									     : COMPRESSION_NONE,
+				want, sizeof(want));
 		if (strcmp(file, want))
 			say(k, "sources.%s.file is \"%s\", expected \"%s\"", name, file, want);
 		else

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "collector.h"
 #include "fdutil.h"
 #include "io_syscalls.h"
+#include "procfs.h"
 #include "seccomp_filter.h"
 #include "sio_counts.h"
 #include "tracer.h"
@@ -89,13 +89,9 @@ static void sio_describe(const void *priv, json_t *out)
 static int yama_scope(void)
 {
 	char buf[16];
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-	int scope = -1;
-	if (f && fgets(buf, sizeof(buf), f))
-		scope = atoi(buf);
-	if (f)
-		fclose(f);
-	return scope;
+	if (procfs_read("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) <= 0)
+		return -1;
+	return (int)strtol(buf, NULL, 10);
 }
 
 /* The probe's child: once seized, it installs a filter that traces read()
