@@ -93,30 +93,82 @@ int episode_write_config(const struct episode *ep, struct errbuf *e)
 	return write_file(ep, fd, "episode.yaml", ep->cfg->text, ep->cfg->text_len, e);
 }
 
-int episode_write_manifest(const struct episode *ep, struct errbuf *e)
+/* Held for the final manifest: several times the running one's size, as
+ * the end adds the target's fate, errors and warnings. */
+static off_t spare_size(size_t len)
 {
-	static const char tmp[] = ".manifest.json.tmp";
+	off_t want = 4 * (off_t)len;
+	return want < 65536 ? 65536 : want;
+}
+
+static const char manifest_tmp[] = ".manifest.json.tmp";
+static const char manifest_spare[] = ".manifest.json.spare";
+
+/* Takes the space now; without it (a full disk already, or a file system
+ * that cannot), the final manifest is written the ordinary way. */
+static void reserve_manifest(struct episode *ep, size_t len)
+{
+	int fd = openat(ep->dirfd, manifest_spare, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (posix_fallocate(fd, 0, spare_size(len)) != 0) {
+		close(fd);
+		unlinkat(ep->dirfd, manifest_spare, 0);
+		return;
+	}
+	ep->manifest_spare = fd;
+}
+
+int episode_write_manifest(struct episode *ep, struct errbuf *e)
+{
 	json_t *m = manifest_json(ep);
 	char *text = json_dumps(m, JSON_INDENT(2));
 	json_decref(m);
 	if (!text)
 		return errbuf_set(e, ENOMEM, "out of memory");
+	size_t len = strlen(text);
+	text[len++] = '\n'; /* the NUL's slot takes the final newline */
 
-	int r;
-	int fd = openat(ep->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, tmp, strerror(errno));
+	/* The final manifest goes into the spare: its blocks are already ours,
+	 * so writing into them and cutting off the rest needs no new space. */
+	bool final = ep->status != EPISODE_RUNNING;
+	const char *tmp = final && ep->manifest_spare >= 0 ? manifest_spare : manifest_tmp;
+	int r = 0;
+	int fd = -1;
+	if (tmp == manifest_spare) {
+		fd = ep->manifest_spare;
+		ep->manifest_spare = -1;
+		if (ftruncate(fd, (off_t)len) < 0) {
+			r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, tmp, strerror(errno));
+			close(fd);
+		}
 	} else {
-		size_t len = strlen(text);
-		text[len] = '\n'; /* the NUL's slot takes the final newline */
-		r = write_file(ep, fd, tmp, text, len + 1, e);
+		fd = openat(ep->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, tmp, strerror(errno));
 	}
-	free(text);
+	if (r == 0)
+		r = write_file(ep, fd, tmp, text, len, e);
 	if (r == 0 && renameat(ep->dirfd, tmp, ep->dirfd, "manifest.json") < 0)
 		r = errbuf_set(e, errno, "%s/manifest.json: %s", ep->dir, strerror(errno));
 	if (r == 0 && fsync(ep->dirfd) < 0)
 		r = errbuf_set(e, errno, "%s: %s", ep->dir, strerror(errno));
 	if (r < 0)
 		unlinkat(ep->dirfd, tmp, 0);
+	if (!final && ep->manifest_spare < 0)
+		reserve_manifest(ep, len);
+	free(text);
 	return r;
+}
+
+void episode_close(struct episode *ep)
+{
+	if (ep->manifest_spare >= 0) {
+		close(ep->manifest_spare);
+		unlinkat(ep->dirfd, manifest_spare, 0);
+		ep->manifest_spare = -1;
+	}
+	if (ep->dirfd >= 0)
+		close(ep->dirfd);
+	ep->dirfd = -1;
 }

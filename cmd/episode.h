@@ -45,6 +45,7 @@ struct episode {
 	const struct config *cfg;
 	char *dir; /* <output_dir>/<name> */
 	int dirfd;
+	int manifest_spare; /* the next manifest's file, its space taken in advance; -1 */
 	enum episode_status status;
 	json_t *host;
 	json_t *warnings; /* strings */
@@ -72,8 +73,12 @@ int episode_create_dir(struct episode *ep, struct errbuf *e);
 int episode_create_file(const struct episode *ep, const char *name, struct errbuf *e);
 /* episode.yaml: the config file exactly as given. */
 int episode_write_config(const struct episode *ep, struct errbuf *e);
-/* manifest.json, replaced atomically (write, fsync, rename, fsync dir). */
-int episode_write_manifest(const struct episode *ep, struct errbuf *e);
+/* manifest.json, replaced atomically (write, fsync, rename, fsync dir).
+ * While the episode runs, the space for the next one is taken in advance,
+ * so a disk that fills up still gets the manifest that says so. */
+int episode_write_manifest(struct episode *ep, struct errbuf *e);
+/* Gives back the space held for a manifest that will not be written. */
+void episode_close(struct episode *ep);
 
 json_t *manifest_json(const struct episode *ep);
 /* The words the manifest uses: "complete", "unavailable", ... */

@@ -170,6 +170,7 @@ int jsonl_reader_next(struct jsonl_reader *r, char **row, size_t *len, struct er
 	if (r->damage[0])
 		return 0;
 	size_t partial = r->end - r->start;
+	r->between_rows = !partial;
 	if (r->zst && r->frame_left)
 		snprintf(r->damage, sizeof(r->damage), "the zstd stream ends inside a frame%s",
 			 partial ? ", in an unfinished row" : "");

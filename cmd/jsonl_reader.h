@@ -34,6 +34,7 @@ struct jsonl_reader {
 	size_t cap, start, scan, end;
 	uint64_t rows;
 	char damage[160]; /* why reading stopped before the end; "" when it did not */
+	bool between_rows; /* with damage: it came after a whole row (a cut zstd frame) */
 };
 
 /* path relative to dirfd (AT_FDCWD for the current directory). 0 or -errno

@@ -21,6 +21,7 @@ int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum 
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
+	snprintf(w->name, sizeof(w->name), "%s", name);
 	w->frame_start_ns = -1;
 	w->cap = 4096;
 	w->buf = malloc(w->cap);
@@ -46,6 +47,18 @@ int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum 
 	return 0;
 }
 
+/* The row did not get out whole: cut the file back to the last row that
+ * did, so nothing after it can pass for a row (a zstd block or a line cut
+ * in the middle), and refuse what follows. */
+static int write_failed(struct jsonl_writer *w, int err, const char *why, struct errbuf *e)
+{
+	w->failed = true;
+	if (ftruncate(w->fd, w->good) < 0)
+		return errbuf_set(e, err, "%s: %s (and cannot cut it back to its last whole row: %s)",
+				  w->name, why, strerror(errno));
+	return errbuf_set(e, err, "%s: %s", w->name, why);
+}
+
 /* Runs the compressor over in (possibly empty) with the given directive and
  * writes out everything it produces. */
 static int zstd_push(struct jsonl_writer *w, const void *src, size_t len, ZSTD_EndDirective how,
@@ -57,9 +70,10 @@ static int zstd_push(struct jsonl_writer *w, const void *src, size_t len, ZSTD_E
 		ZSTD_outBuffer out = {w->zbuf, w->zcap, 0};
 		left = ZSTD_compressStream2(w->zc, &out, &in, how);
 		if (ZSTD_isError(left))
-			return errbuf_set(e, EIO, "zstd: %s", ZSTD_getErrorName(left));
+			return write_failed(w, EIO, ZSTD_getErrorName(left), e);
 		if (out.pos && write_all(w->fd, w->zbuf, out.pos) < 0)
-			return errbuf_set(e, errno, "write: %s", strerror(errno));
+			return write_failed(w, errno, strerror(errno), e);
+		w->end += (off_t)out.pos;
 	} while (left != 0 || in.pos < in.size);
 	return 0;
 }
@@ -67,6 +81,8 @@ static int zstd_push(struct jsonl_writer *w, const void *src, size_t len, ZSTD_E
 int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
 		       struct errbuf *e)
 {
+	if (w->failed)
+		return errbuf_set(e, EIO, "%s: an earlier write failed", w->name);
 	size_t n;
 	/* json_dumpb says how long the text is even when it does not fit */
 	while ((n = json_dumpb(row, w->buf, w->cap - 1, JSON_COMPACT)) >= w->cap - 1) {
@@ -82,7 +98,8 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 
 	if (!w->zc) {
 		if (write_all(w->fd, w->buf, n) < 0)
-			return errbuf_set(e, errno, "write: %s", strerror(errno));
+			return write_failed(w, errno, strerror(errno), e);
+		w->end += (off_t)n;
 	} else {
 		if (w->frame_start_ns < 0)
 			w->frame_start_ns = now_ns;
@@ -96,6 +113,7 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 			w->frame_rows = 0;
 		}
 	}
+	w->good = w->end;
 	w->rows++;
 	return 0;
 }
@@ -104,12 +122,12 @@ int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e)
 {
 	int r = 0;
 	if (w->fd >= 0) {
-		if (w->zc && w->frame_start_ns >= 0)
+		if (w->zc && w->frame_start_ns >= 0 && !w->failed)
 			r = zstd_push(w, NULL, 0, ZSTD_e_end, e);
 		if (r == 0 && fsync(w->fd) < 0 && errno != EINVAL)
-			r = errbuf_set(e, errno, "fsync: %s", strerror(errno));
+			r = errbuf_set(e, errno, "%s: fsync: %s", w->name, strerror(errno));
 		if (close(w->fd) < 0 && r == 0)
-			r = errbuf_set(e, errno, "close: %s", strerror(errno));
+			r = errbuf_set(e, errno, "%s: close: %s", w->name, strerror(errno));
 	}
 	ZSTD_freeCCtx(w->zc);
 	free(w->zbuf);

@@ -8,12 +8,17 @@
  * whichever comes first, so a tool that decodes whole frames only loses at
  * most the last of them. Frames are not shorter because each one starts
  * with an empty history: a frame per second at 100 ms intervals takes 45-60%
- * more bytes (docs/benchmarks.md). */
+ * more bytes (docs/benchmarks.md).
+ *
+ * A write that fails (a full disk) cuts the file back to the end of the last
+ * whole row, so what stays ends cleanly, and the writer takes no more rows. */
 #ifndef IOPSAMPLE_JSONL_WRITER_H
 #define IOPSAMPLE_JSONL_WRITER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <zstd.h>
 
 #include "config.h"
@@ -24,6 +29,10 @@
 
 struct jsonl_writer {
 	int fd;
+	char name[64]; /* for messages */
+	off_t end;     /* bytes written so far */
+	off_t good;    /* the file's length after the last whole row */
+	bool failed;   /* a write failed: the file was cut back to good */
 	char *buf; /* one serialised row */
 	size_t cap;
 	ZSTD_CCtx *zc; /* NULL when not compressing */
@@ -40,7 +49,8 @@ void jsonl_file_name(const char *source, enum compression comp, char *buf, size_
 /* Creates name in dirfd; an existing file is an error, never overwritten. */
 int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum compression comp,
 		      int level, struct errbuf *e);
-/* now_ns: CLOCK_MONOTONIC, decides when a zstd frame ends. */
+/* now_ns: CLOCK_MONOTONIC, decides when a zstd frame ends. A failed write
+ * leaves the file ending with the last whole row; later calls fail at once. */
 int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
 		       struct errbuf *e);
 /* Ends the stream, fsyncs and closes; only rows stays meaningful. */

@@ -59,6 +59,7 @@ struct supervisor {
 	int interrupt_sig; /* the signal that interrupted the episode */
 	bool keeper_failed; /* the keeper died before the target */
 	bool setup_failed;  /* a source's before_exec failed in the target */
+	int io_err;         /* the first I/O error a source failed with (a full disk) */
 };
 
 static bool attached(const struct supervisor *s)
@@ -237,7 +238,11 @@ static void sampler_gone(struct supervisor *s, struct source_run *src)
 	if (was_sampling && src->status == SOURCE_FAILED) {
 		if (src->rows <= 0 && *src->file)
 			src->rows = jsonl_count_rows(s->ep.dirfd, src->file);
-		log_error("source %s failed: %s", src->sc->ops->name, src->error);
+		/* a full disk fails every writer: say it once, the manifest has each */
+		if (!io_errno(src->err) || src->err != s->io_err)
+			log_error("source %s failed: %s", src->sc->ops->name, src->error);
+		if (io_errno(src->err) && !s->io_err)
+			s->io_err = src->err;
 		if (killed_with_its_holder(s, src))
 			s->ep.target.stop_reason = STOP_COLLECTOR_FAILED;
 		if (essential(s, src))
@@ -763,6 +768,7 @@ int supervisor_run(const struct config *cfg)
 
 	s.ep.cfg = cfg;
 	s.ep.dirfd = -1;
+	s.ep.manifest_spare = -1;
 	s.ep.host = host_json();
 	s.ep.warnings = json_array();
 	s.ep.nsrc = cfg->nsources;
@@ -809,8 +815,9 @@ int supervisor_run(const struct config *cfg)
 		goto out;
 	}
 	release(&s);
-	if (episode_write_manifest(&s.ep, &e) < 0)
-		log_error("%s", e.msg); /* the final write will tell whether the disk recovered */
+	/* the start time, for a harness watching; if this fails (a disk filling
+	 * up already), the final write will say so */
+	episode_write_manifest(&s.ep, &e);
 	event_loop(&s);
 	code = finish(&s, 0);
 out:
@@ -820,8 +827,7 @@ out:
 		json_decref(s.ep.src[i].details);
 	}
 	keeper_free(&s.keeper);
-	if (s.ep.dirfd >= 0)
-		close(s.ep.dirfd);
+	episode_close(&s.ep);
 	close_if_open(s.sigfd);
 	close_if_open(s.timerfd);
 	close_if_open(s.pidfd);
