@@ -1,17 +1,26 @@
 # iopsample: `make` builds build/iopsample, `make check` runs every test,
 # `make run` runs the bundled quickstart episode. Both install missing Debian
 # packages first when run as root.
+#
+# `make asan` runs the suite against an ASan+UBSan build (build/asan),
+# `make valgrind` the unit tests and one episode per source under memcheck,
+# `make fuzz` the config loader's fuzzer (FUZZ_SECONDS, default 600; check
+# runs it for FUZZ_CHECK_SECONDS).
 
 BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -Icmd -Icollectors
 LDFLAGS ?=
+# Instruments iopsample and the unit tests, never the test workloads: their
+# own counts are the tests' ground truth.
+SANITIZE ?=
 
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev pkg-config
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
-# jsonschema, zstd, procps (pgrep), perf stat (ground truth for perf_event)
-TEST_PACKAGES := python3 python3-jsonschema zstd procps linux-perf
+# jsonschema, zstd, procps (pgrep), perf stat (ground truth for perf_event),
+# valgrind, and clang with its libFuzzer
+TEST_PACKAGES := python3 python3-jsonschema zstd procps linux-perf valgrind clang libclang-rt-14-dev
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)
@@ -26,7 +35,7 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all check run bench deps test-deps clean
+.PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer
 all: $(BUILD)/iopsample
 
 $(BUILD)/.build-deps:
@@ -42,7 +51,7 @@ test-deps: $(BUILD)/.test-deps
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -pthread $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(SANITIZE) -pthread $(PKG_CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
 	@mkdir -p $(@D)
@@ -50,14 +59,14 @@ $(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -c -o $@ $<
 
 $(BUILD)/iopsample: $(OBJS)
-	$(CC) $(LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(SANITIZE) -pthread -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testing.h $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -pthread -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -Itests/unit -pthread -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
@@ -66,8 +75,38 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio: LDFLAGS += -static
 
-check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps
-	@tests/run $(BUILD)
+check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps fuzzer
+	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
+
+# ---- sanitizers, memcheck, fuzzing --------------------------------------
+
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+asan: $(BUILD)/.build-deps $(BUILD)/.test-deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(ASAN_FLAGS)" \
+		$(BUILD)/asan/iopsample asan-units asan-workloads
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run $(BUILD)/asan
+.PHONY: asan-units asan-workloads
+asan-units: $(UNIT_BINS)
+asan-workloads: $(WORKLOADS)
+
+valgrind: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps
+	@MEMCHECK=1 tests/run $(BUILD)
+
+# libFuzzer wants clang; the objects it fuzzes get a tree of their own
+# (build/fuzz), where the rule below links the fuzzer.
+FUZZ_SECONDS ?= 600
+FUZZ_CHECK_SECONDS ?= 20
+FUZZER := $(BUILD)/fuzz/fuzz_config
+fuzzer: $(BUILD)/.build-deps $(BUILD)/.test-deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CFLAGS="-O1 -g" \
+		SANITIZE="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $(FUZZER)
+$(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -pthread \
+		-o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+
+fuzz: fuzzer
+	tests/fuzz/run $(FUZZER) $(FUZZ_SECONDS)
 
 run: $(BUILD)/iopsample
 	$(BUILD)/iopsample run config/examples/quickstart.yaml --name quickstart-$$(date +%Y%m%d-%H%M%S)

@@ -25,6 +25,10 @@ int cfg_fail(struct cfg_ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	/* quoted values may hold newlines or escapes; the message stays one line */
+	for (char *p = what; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 
 	if (n) {
 		int idx = node_index(c, n);

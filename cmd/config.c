@@ -185,6 +185,7 @@ struct kv_walk {
 	struct kv_list *list;
 	const char *what;
 	bool env_names; /* keys must be usable as environment variable names */
+	size_t max_key, max_value; /* bytes; 0: no limit */
 };
 
 static int kv_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t *key_node,
@@ -195,8 +196,13 @@ static int kv_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t *ke
 		return cfg_fail(c, key_node, "empty key in %s", w->what);
 	if (w->env_names && strchr(key, '='))
 		return cfg_fail(c, key_node, "environment variable names cannot contain '='");
+	if (w->max_key && strlen(key) > w->max_key)
+		return cfg_fail(c, key_node, "a key in %s is longer than %zu bytes", w->what, w->max_key);
 	if (value->type != YAML_SCALAR_NODE || cfg_is_null(value))
 		return cfg_fail(c, value, "%s.%s must be a string", w->what, key);
+	if (w->max_value && value->data.scalar.length > w->max_value)
+		return cfg_fail(c, value, "%s.%s is longer than %zu bytes", w->what, key,
+				w->max_value);
 	struct kv *items = reallocarray(w->list->items, w->list->n + 1, sizeof(*items));
 	if (!items)
 		return errbuf_set(c->err, ENOMEM, "out of memory");
@@ -266,7 +272,9 @@ static int episode_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_
 		kv_free(&cfg->episode.labels);
 		if (cfg_is_null(v))
 			return 0;
-		struct kv_walk kw = {&cfg->episode.labels, "episode.labels", false};
+		/* labels go into every row: short enough to stay features */
+		struct kv_walk kw = {&cfg->episode.labels, "episode.labels", false, CONFIG_LABEL_KEY_MAX,
+				     CONFIG_LABEL_VALUE_MAX};
 		return cfg_each_key(c, v, "episode.labels", kv_key, &kw);
 	}
 	return cfg_unknown_key(c, key_node, key, "episode");
@@ -361,7 +369,7 @@ static int command_key(struct walk *w, const char *key, yaml_node_t *v)
 		kv_free(&cfg->target.env);
 		if (cfg_is_null(v))
 			return 0;
-		struct kv_walk kw = {&cfg->target.env, "target.env", true};
+		struct kv_walk kw = {&cfg->target.env, "target.env", true, 0, 0};
 		return cfg_each_key(c, v, "target.env", kv_key, &kw);
 	}
 	if (!strcmp(key, "stdout"))
@@ -564,14 +572,23 @@ static void set_defaults(struct config *cfg)
 	cfg->output.zstd_level = 3;
 }
 
-static int yaml_error(const yaml_parser_t *p, const char *file, struct errbuf *err)
+static int yaml_error(const yaml_parser_t *p, const char *file, const char *text,
+		      struct errbuf *e)
 {
 	const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
+	size_t line = m->line, col = m->column;
 	const char *what = p->problem ? p->problem : "invalid YAML";
+	if (p->error == YAML_READER_ERROR) {
+		/* the reader (encoding, control characters) knows only the byte */
+		line = col = 0;
+		for (size_t i = 0; i < p->problem_offset && text[i]; i++, col++)
+			if (text[i] == '\n')
+				line++, col = (size_t)-1;
+	}
 	if (p->context)
-		return errbuf_set(err, EINVAL, "%s:%zu:%zu: %s %s", file, m->line + 1,
-				  m->column + 1, what, p->context);
-	return errbuf_set(err, EINVAL, "%s:%zu:%zu: %s", file, m->line + 1, m->column + 1, what);
+		return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s %s", file, line + 1, col + 1, what,
+				  p->context);
+	return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s", file, line + 1, col + 1, what);
 }
 
 static int walk_document(struct config *cfg, const struct config_args *args, struct cfg_ctx *c)
@@ -644,7 +661,7 @@ static int load_document(struct config *cfg, const struct config_args *args, str
 		return errbuf_set(err, ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)cfg->text, cfg->text_len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		r = yaml_error(&parser, cfg->path, err);
+		r = yaml_error(&parser, cfg->path, cfg->text, err);
 		yaml_parser_delete(&parser);
 		return r;
 	}
@@ -652,7 +669,7 @@ static int load_document(struct config *cfg, const struct config_args *args, str
 	if (r == 0) {
 		/* One episode per file: a second document is a mistake, not ignored. */
 		if (!yaml_parser_load(&parser, &extra)) {
-			r = yaml_error(&parser, cfg->path, err);
+			r = yaml_error(&parser, cfg->path, cfg->text, err);
 		} else {
 			yaml_node_t *root = yaml_document_get_root_node(&extra);
 			if (root)
