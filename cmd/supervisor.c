@@ -497,8 +497,8 @@ static void final_rows(struct supervisor *s)
 
 	int64_t deadline = clock_mono_ns() + SAMPLER_TIMEOUT_MS * NS_PER_MS;
 	for (;;) {
-		struct pollfd p[s->ep.nsrc];
-		struct source_run *who[s->ep.nsrc];
+		struct pollfd p[s->ep.nsrc + 1]; /* + 1: a baseline run has no sources */
+		struct source_run *who[s->ep.nsrc + 1];
 		size_t n = 0;
 		for (size_t i = 0; i < s->ep.nsrc; i++) {
 			if (s->ep.src[i].sock < 0)

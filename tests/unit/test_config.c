@@ -305,7 +305,10 @@ TEST(yaml_syntax_errors_carry_their_position)
 	bad("", "t.yaml:1:1", "the config is empty");
 	bad("# only a comment\n", "t.yaml:1:1", "the config is empty");
 	bad(MINIMAL "---\nepisode: {name: y}\n", "t.yaml:4:1", "a second YAML document");
-	bad("\xff\xfe garbage\n", "t.yaml:1:1", "");
+	/* the reader knows only the byte at fault; its line and column are counted */
+	bad("\xff\xfe garbage\n", "t.yaml:1:11", "incomplete UTF-16 character");
+	bad("episode:\n  name: a\x01b\n", "t.yaml:2:10", "control characters are not allowed");
+	bad("episode: {name: \xc3\x28}\n", "t.yaml:1:18", "invalid trailing UTF-8 octet");
 }
 
 TEST(anchors_and_aliases)

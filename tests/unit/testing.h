@@ -4,7 +4,8 @@
  *
  * main() runs every TEST in file order and prints one line per test,
  * "PASS name" or "FAIL name: file:line: what"; tests/run counts the lines.
- * A test stops at its first failed expectation. */
+ * A test stops at its first failed expectation; SKIP("why") stops it as
+ * "SKIP name: why". */
 #ifndef IOPSAMPLE_TESTING_H
 #define IOPSAMPLE_TESTING_H
 
@@ -23,6 +24,14 @@ static struct test_case test_cases_[512];
 static int test_count_;
 static jmp_buf test_abort_;
 static char test_why_[1024];
+static int test_skipped_;
+
+#define SKIP(why)                                                         \
+	do {                                                              \
+		snprintf(test_why_, sizeof(test_why_), "%s", (why));      \
+		test_skipped_ = 1;                                        \
+		longjmp(test_abort_, 1);                                  \
+	} while (0)
 
 #define TEST(name)                                                                \
 	static void name(void);                                                   \
@@ -78,6 +87,11 @@ static int test_run_one_(const struct test_case *t)
 	if (setjmp(test_abort_) == 0) {
 		t->fn();
 		printf("PASS %s\n", t->name);
+		return 0;
+	}
+	if (test_skipped_) {
+		test_skipped_ = 0;
+		printf("SKIP %s: %s\n", t->name, test_why_);
 		return 0;
 	}
 	printf("FAIL %s: %s\n", t->name, test_why_);
