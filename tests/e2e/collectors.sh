@@ -91,6 +91,45 @@ expect(any("proc_io unavailable" in w for w in m["warnings"]), "warnings %s" % m
 PY
 }
 
+# One sampler of three crashes (SIGSEGV): the other two keep sampling to the
+# end and take their final rows; the manifest names the cause.
+others_keep_sampling() {
+	cat >"$WORK/three.yaml" <<EOY
+episode: {name: three}
+target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "1500", --sleepers, "1", --tag, $TAG]}
+sources:
+  proc_io: {interval: 10ms}
+  syscall_io: {interval: 10ms}
+  perf_event: {interval: 10ms, events: [task-clock], required: false}
+EOY
+	"$IOPSAMPLE" run "$WORK/three.yaml" --quiet 2>"$WORK/three.err" &
+	local pid=$!
+	wait_for_file "$WORK/episodes/three/perf_event.jsonl" || { echo "no rows"; return 1; }
+	sleep 0.3
+	kill -SEGV "$(pgrep -P $pid -x iops-perf_event)"
+	wait $pid
+	local c=$?
+	[ $c -eq 0 ] || { echo "exit $c: $(cat "$WORK/three.err")"; return 1; }
+	grep -q "^iopsample: source perf_event failed: sampler process killed by SIGSEGV$" "$WORK/three.err" ||
+		{ echo "stderr: $(cat "$WORK/three.err")"; return 1; }
+	episode_py "$WORK/episodes/three" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "complete", "status " + m["status"])
+pe = m["sources"]["perf_event"]
+expect(pe["status"] == "failed" and "SIGSEGV" in pe["error"], "perf_event %s" % pe)
+died = ep.rows["perf_event"][-1]["t_mono_ns"]
+for n in ("proc_io", "syscall_io"):
+    rows = ep.rows[n]
+    expect(m["sources"][n]["status"] == "ok" and rows[-1]["final"], n + " did not end ok")
+    after = [r for r in rows if r["t_mono_ns"] > died + 100e6]
+    expect(len(after) >= 50, "%s: %d rows after perf_event died" % (n, len(after)))
+print("rows after the crash: proc_io %d, syscall_io %d" % tuple(
+    len([r for r in ep.rows[n] if r["t_mono_ns"] > died]) for n in ("proc_io", "syscall_io")))
+PY
+}
+
+check one_crashed_sampler_of_three_others_keep_sampling others_keep_sampling
 check required_collector_crash_fails_the_episode crash required true 70
 check optional_collector_crash_keeps_the_episode crash optional false 0
 if id nobody >/dev/null 2>&1; then

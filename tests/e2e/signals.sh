@@ -5,11 +5,11 @@
 
 # a target that idles with two children (and with --daemon a descendant in a
 # session of its own), all tagged
-config() { # name extra-episode-keys extra-args
+config() { # name extra-episode-keys extra-args [sources]
 	cat >"$WORK/$1.yaml" <<EOY
 episode: {name: $1 $2}
 target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "60000", --sleepers, "2", --tag, $TAG $3]}
-sources: {proc_io: {interval: 20ms}}
+sources: ${4:-{proc_io: {interval: 20ms\}\}}
 EOY
 }
 
@@ -63,10 +63,13 @@ expect(m["target"]["signal"] == "SIGKILL", "target ended by %s" % m["target"]["s
 PY
 }
 
-no_helpers() { [ "$(alive_named iops-keeper)$(alive_named iops-proc_io)" = 00 ]; }
+no_helpers() {
+	[ "$(alive_named iops-keeper)$(alive_named iops-proc_io)$(alive_named iops-syscall_io)$(alive_named iops-perf_event)" = 0000 ]
+}
 
 sigkill() {
-	config killed "" ", --daemon"
+	config killed "" ", --daemon" \
+		"{proc_io: {interval: 20ms}, syscall_io: {interval: 20ms}, perf_event: {interval: 20ms, events: [task-clock]}}"
 	start killed || return
 	local before
 	before=$(tagged | wc -w)
@@ -78,10 +81,63 @@ sigkill() {
 	episode_py "$WORK/episodes/killed" <<'PY'
 from epi import expect
 expect(ep.manifest["status"] == "running", "status %s" % ep.manifest["status"])
-expect(len(ep.rows["proc_io"]) >= 5, "rows lost")
+for n in ("proc_io", "syscall_io", "perf_event"):
+    expect(len(ep.rows[n]) >= 5, n + ": rows lost")
 PY
 }
 
+# SIGHUP (the terminal went away) stops the episode like SIGTERM.
+sighup() {
+	config hup "" ""
+	start hup || return
+	kill -HUP $PID
+	wait $PID
+	local c=$?
+	[ $c -eq 129 ] || { echo "exit $c: $(cat "$WORK/hup.err")"; return 1; }
+	wait_untagged 2 || { echo "left running: $(tagged)"; return 1; }
+	episode_py "$WORK/episodes/hup" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "interrupted" and m["target"]["signal"] == "SIGTERM", "%s %s" % (m["status"], m["target"]))
+expect(ep.rows["proc_io"][-1]["final"], "no final row")
+PY
+}
+
+# A reader that goes away: the target writing to the inherited stdout dies
+# of SIGPIPE as it would in a shell pipeline, iopsample does not (the episode
+# completes with the target's 141), and with its own stderr a closed pipe the
+# summary line is lost, not the episode.
+sigpipe() {
+	cat >"$WORK/pipe.yaml" <<EOY
+episode: {name: pipe}
+target: {command: "yes | head -c 10000000; exec yes", stdout: inherit}
+sources: {proc_io: {interval: 20ms}}
+EOY
+	local c
+	( "$IOPSAMPLE" run "$WORK/pipe.yaml" 2>&1; echo $? >"$WORK/pipe.code" ) | head -c 1000 >/dev/null
+	c=$(cat "$WORK/pipe.code")
+	[ "$c" -eq 141 ] || { echo "exit $c"; return 1; }
+	episode_py "$WORK/episodes/pipe" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "complete", "status " + m["status"])
+expect(m["target"]["signal"] == "SIGPIPE", "target %s" % m["target"])
+expect(ep.rows["proc_io"][-1]["final"], "no final row")
+PY
+	# iopsample's own summary line into a pipe nobody reads: still the
+	# target's exit status, not 141
+	cat >"$WORK/pipe2.yaml" <<EOY
+episode: {name: pipe2}
+target: {command: "sleep 0.3; exit 3"}
+sources: {proc_io: {interval: 20ms}}
+EOY
+	( "$IOPSAMPLE" run "$WORK/pipe2.yaml" 2>&1; echo $? >"$WORK/pipe2.code" ) | true
+	c=$(cat "$WORK/pipe2.code")
+	[ "$c" -eq 3 ] || { echo "with its stderr a closed pipe, exit $c"; return 1; }
+}
+
 check sigterm_stops_the_target_in_order sigterm
+check sighup_stops_the_target_in_order sighup
+check closed_stdout_kills_the_target_not_iopsample sigpipe
 check second_sigint_skips_the_grace sigint_twice
 check sigkill_of_iopsample_takes_the_tree_along sigkill
