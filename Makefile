@@ -80,11 +80,12 @@ check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps fuzzer
 
 # ---- sanitizers, memcheck, fuzzing --------------------------------------
 
+# handle_segv=0: a test's kill -SEGV must look like a crash, not a report
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan: $(BUILD)/.build-deps $(BUILD)/.test-deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(ASAN_FLAGS)" \
 		$(BUILD)/asan/iopsample asan-units asan-workloads
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	@IOPSAMPLE_ASAN=1 ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run $(BUILD)/asan
 .PHONY: asan-units asan-workloads
 asan-units: $(UNIT_BINS)
