@@ -132,10 +132,11 @@ int episode_write_manifest(struct episode *ep, struct errbuf *e)
 	/* The final manifest goes into the spare: its blocks are already ours,
 	 * so writing into them and cutting off the rest needs no new space. */
 	bool final = ep->status != EPISODE_RUNNING;
-	const char *tmp = final && ep->manifest_spare >= 0 ? manifest_spare : manifest_tmp;
+	bool use_spare = final && ep->manifest_spare >= 0;
+	const char *tmp = use_spare ? manifest_spare : manifest_tmp;
 	int r = 0;
 	int fd = -1;
-	if (tmp == manifest_spare) {
+	if (use_spare) {
 		fd = ep->manifest_spare;
 		ep->manifest_spare = -1;
 		if (ftruncate(fd, (off_t)len) < 0) {

@@ -2,21 +2,27 @@
 # rows already written stay, and the manifest says what happened.
 . "$(dirname "$0")/lib/common.sh"
 
+# run_and_kill NAME FILE COMM SIG: runs $WORK/NAME.yaml and, once FILE has
+# rows, sends SIG to iopsample's helper process COMM; returns iopsample's
+# exit status (255, after saying why, when it never got that far).
+run_and_kill() {
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet 2>"$WORK/$1.err" &
+	local pid=$! helper
+	wait_for_file "$WORK/episodes/$1/$2" || { echo "no rows"; return 255; }
+	sleep 0.3
+	helper=$(pgrep -P $pid -x "$3")
+	[ -n "$helper" ] || { echo "no $3 process"; return 255; }
+	kill "-$4" "$helper"
+	wait $pid
+}
+
 crash() { # name required exit-expected
 	cat >"$WORK/$1.yaml" <<EOY
 episode: {name: $1}
 target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "1500", --sleepers, "1", --tag, $TAG]}
 sources: {proc_io: {interval: 20ms, required: $2}}
 EOY
-	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet 2>"$WORK/$1.err" &
-	local pid=$!
-	wait_for_file "$WORK/episodes/$1/proc_io.jsonl" || { echo "no rows"; return 1; }
-	sleep 0.3
-	local sampler
-	sampler=$(pgrep -P $pid -x iops-proc_io)
-	[ -n "$sampler" ] || { echo "no sampler process"; return 1; }
-	kill -KILL "$sampler"
-	wait $pid
+	run_and_kill "$1" proc_io.jsonl iops-proc_io KILL
 	local c=$?
 	[ $c -eq "$3" ] || { echo "exit $c: $(cat "$WORK/$1.err")"; return 1; }
 	grep -q "^iopsample: source proc_io failed: sampler process killed by SIGKILL$" "$WORK/$1.err" ||
@@ -102,12 +108,7 @@ sources:
   syscall_io: {interval: 10ms}
   perf_event: {interval: 10ms, events: [task-clock], required: false}
 EOY
-	"$IOPSAMPLE" run "$WORK/three.yaml" --quiet 2>"$WORK/three.err" &
-	local pid=$!
-	wait_for_file "$WORK/episodes/three/perf_event.jsonl" || { echo "no rows"; return 1; }
-	sleep 0.3
-	kill -SEGV "$(pgrep -P $pid -x iops-perf_event)"
-	wait $pid
+	run_and_kill three perf_event.jsonl iops-perf_event SEGV
 	local c=$?
 	[ $c -eq 0 ] || { echo "exit $c: $(cat "$WORK/three.err")"; return 1; }
 	grep -q "^iopsample: source perf_event failed: sampler process killed by SIGSEGV$" "$WORK/three.err" ||
@@ -148,12 +149,7 @@ episode: {name: kk}
 target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "30000", --sleepers, "2", --tag, $TAG]}
 sources: {proc_io: {interval: 20ms}}
 EOY
-	"$IOPSAMPLE" run "$WORK/kk.yaml" --quiet 2>"$WORK/kk.err" &
-	local pid=$!
-	wait_for_file "$WORK/episodes/kk/proc_io.jsonl" || { echo "no rows"; return 1; }
-	sleep 0.2
-	kill -KILL "$(pgrep -P $pid -x iops-keeper)"
-	wait $pid
+	run_and_kill kk proc_io.jsonl iops-keeper KILL
 	local c=$?
 	[ $c -eq 70 ] || { echo "exit $c: $(cat "$WORK/kk.err")"; return 1; }
 	grep -q "^iopsample: the keeper process was killed by SIGKILL before the target exited$" "$WORK/kk.err" ||
