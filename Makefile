@@ -18,9 +18,10 @@ SANITIZE ?=
 
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev pkg-config
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
-# jsonschema, zstd, procps (pgrep), perf stat (ground truth for perf_event),
-# valgrind, and clang with its libFuzzer
-TEST_PACKAGES := python3 python3-jsonschema zstd procps linux-perf valgrind clang libclang-rt-14-dev
+# jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
+# (ground truth for perf_event), valgrind, and clang with its libFuzzer
+TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind clang \
+	libclang-rt-14-dev
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)

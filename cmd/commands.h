@@ -10,5 +10,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,21 @@ const json_t *jschema_property(const struct jschema_set *set, const char *name, 
 	const struct jdoc *doc;
 	const json_t *root = schema_root(set, name, &doc);
 	return json_object_get(json_object_get(root, "properties"), key);
+}
+
+size_t jschema_property_rank(const struct jschema_set *set, const char *name, const char *key)
+{
+	const struct jdoc *doc;
+	const json_t *root = schema_root(set, name, &doc);
+	const char *k;
+	const json_t *v;
+	size_t rank = 0;
+	json_object_foreach(json_object_get(root, "properties"), k, v) {
+		if (!strcmp(k, key))
+			return rank;
+		rank++;
+	}
+	return SIZE_MAX;
 }
 
 /* ---- validating ----------------------------------------------------------- */

@@ -32,6 +32,9 @@ bool jschema_has(const struct jschema_set *set, const char *name);
 /* The schema of a top-level property of schema `name`, NULL when it has
  * none of that name: for its annotations ("x-gauge"). */
 const json_t *jschema_property(const struct jschema_set *set, const char *name, const char *key);
+/* Its position among the schema's properties (file order), SIZE_MAX when
+ * the schema does not list it: for a stable column order. */
+size_t jschema_property_rank(const struct jschema_set *set, const char *name, const char *key);
 
 /* where: the JSON pointer of the offending value ("" for the whole instance). */
 typedef void (*jschema_report)(void *arg, const char *where, const char *what);

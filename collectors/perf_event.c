@@ -306,6 +306,28 @@ static void find_inputs(struct perf_event *p)
 	}
 }
 
+/* manifest.ratios: which fields each derived ratio divides, so that a
+ * reader can recompute it from sums (iopsample export); null for an input
+ * that is not configured. */
+static void ratios_json(const struct perf_event *p, json_t *manifest)
+{
+	static const struct {
+		const char *field;
+		int num, den;
+	} ratios[] = {
+		{"ipc", IN_INSTRUCTIONS, IN_CYCLES},
+		{"cache_miss_rate", IN_CACHE_MISSES, IN_CACHE_REFS},
+	};
+	json_t *out = json_object();
+	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
+		const struct event *num = p->input[ratios[i].num], *den = p->input[ratios[i].den];
+		json_object_set_new(out, ratios[i].field,
+				    json_pack("{s:s?, s:s?}", "numerator", num ? num->cfg->field : NULL,
+					      "denominator", den ? den->cfg->field : NULL));
+	}
+	json_object_set_new(manifest, "ratios", out);
+}
+
 static void pe_close(void *state)
 {
 	struct perf_event *p = state;
@@ -442,6 +464,7 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 	add_field(row, &p->miss_rate, "cache_miss_rate", json_real(0));
 	add_field(row, &p->running_pct, "running_pct", json_real(0));
 	find_inputs(p);
+	ratios_json(p, manifest);
 	p->row = row;
 	*state = p;
 	return 0;

@@ -1,0 +1,238 @@
+/* The numbers a source's rows hold: see row_shape.h. */
+#define _GNU_SOURCE
+#include "row_shape.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct shape_node {
+	enum { SN_LEAF, SN_ARRAY, SN_OBJECT } kind;
+	char *key;  /* its name in the parent object (NULL in an array) */
+	char *name; /* the dotted path: the leaf's name, or a container's */
+	size_t n;   /* members of an array or object */
+	struct shape_node *kid;
+	size_t leaf; /* SN_LEAF: its index */
+};
+
+static const char *const rule_names[] = {
+	[CELL_SUM] = "sum", [CELL_MAX] = "max", [CELL_MIN] = "min", [CELL_RATIO] = "ratio"};
+
+/* How the top-level field key combines in a cell, from its schema. */
+static int field_rule(const struct jschema_set *schemas, const char *source, const char *key,
+		      enum cell_rule *rule, struct errbuf *e)
+{
+	const json_t *prop = jschema_property(schemas, source, key);
+	const json_t *x = json_object_get(prop, "x-cell");
+	*rule = json_is_true(json_object_get(prop, "x-gauge")) ? CELL_MAX : CELL_SUM;
+	if (!x)
+		return 0;
+	for (size_t i = 0; i < sizeof(rule_names) / sizeof(rule_names[0]); i++)
+		if (json_is_string(x) && !strcmp(json_string_value(x), rule_names[i])) {
+			*rule = (enum cell_rule)i;
+			return 0;
+		}
+	return errbuf_set(e, EINVAL, "%s.%s: the schema's x-cell is not sum, max, min or ratio",
+			  source, key);
+}
+
+static int add_leaf(struct row_shape *s, struct shape_node *node, size_t rank,
+		    enum cell_rule rule)
+{
+	size_t n = s->n + 1;
+	char **name = realloc(s->name, n * sizeof(*name));
+	if (name)
+		s->name = name;
+	size_t *ranks = realloc(s->rank, n * sizeof(*ranks));
+	if (ranks)
+		s->rank = ranks;
+	struct cell_leaf *leaf = realloc(s->leaf, n * sizeof(*leaf));
+	if (leaf)
+		s->leaf = leaf;
+	if (!name || !ranks || !leaf)
+		return -ENOMEM;
+	node->leaf = s->n;
+	s->name[s->n] = node->name;
+	s->rank[s->n] = rank;
+	s->leaf[s->n] = (struct cell_leaf){.rule = rule, .num = -1, .den = -1};
+	s->n = n;
+	return 0;
+}
+
+static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, size_t rank,
+		 enum cell_rule rule, const char *source, struct errbuf *e)
+{
+	if (json_is_array(v) || json_is_object(v)) {
+		node->kind = json_is_array(v) ? SN_ARRAY : SN_OBJECT;
+		node->n = json_is_array(v) ? json_array_size(v) : json_object_size(v);
+		node->kid = calloc(node->n ? node->n : 1, sizeof(*node->kid));
+		if (!node->kid)
+			return -ENOMEM;
+		size_t i = 0;
+		const char *key;
+		const json_t *sub;
+		if (json_is_array(v)) {
+			for (i = 0; i < node->n; i++)
+				if (asprintf(&node->kid[i].name, "%s.%zu", node->name, i) < 0)
+					return -ENOMEM;
+		} else {
+			json_object_foreach((json_t *)v, key, sub) {
+				node->kid[i].key = strdup(key);
+				if (!node->kid[i].key ||
+				    asprintf(&node->kid[i].name, "%s.%s", node->name, key) < 0)
+					return -ENOMEM;
+				i++;
+			}
+		}
+		for (i = 0; i < node->n; i++) {
+			sub = node->kind == SN_ARRAY ? json_array_get(v, i)
+						     : json_object_get(v, node->kid[i].key);
+			int r = learn(s, &node->kid[i], sub, rank, rule, source, e);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	node->kind = SN_LEAF;
+	if (!json_is_number(v) && !json_is_null(v))
+		return errbuf_set(e, EINVAL, "%s.%s: not a number", source, node->name);
+	if (json_is_real(v) && rule == CELL_SUM)
+		return errbuf_set(e, EINVAL,
+				  "%s.%s: a real number, and its schema does not say how it "
+				  "combines in a grid cell (x-cell)",
+				  source, node->name);
+	return add_leaf(s, node, rank, rule);
+}
+
+int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, const char *source,
+		    const json_t *row, struct errbuf *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->root = calloc(1, sizeof(*s->root));
+	if (!s->root)
+		return errbuf_set(e, ENOMEM, "out of memory");
+	s->root->kind = SN_OBJECT;
+	s->row_keys = json_object_size(row);
+	const char *key;
+	const json_t *v;
+	size_t fields = 0;
+	json_object_foreach((json_t *)row, key, v)
+		fields += !jschema_property(schemas, "envelope", key);
+	s->root->kid = calloc(fields ? fields : 1, sizeof(*s->root->kid));
+	if (!s->root->kid)
+		return errbuf_set(e, ENOMEM, "out of memory");
+	json_object_foreach((json_t *)row, key, v) {
+		if (jschema_property(schemas, "envelope", key))
+			continue;
+		struct shape_node *node = &s->root->kid[s->root->n++];
+		enum cell_rule rule;
+		int r = field_rule(schemas, source, key, &rule, e);
+		if (r < 0)
+			return r;
+		node->key = strdup(key);
+		node->name = strdup(key);
+		if (!node->key || !node->name)
+			return errbuf_set(e, ENOMEM, "out of memory");
+		r = learn(s, node, v, jschema_property_rank(schemas, source, key), rule, source, e);
+		if (r == -ENOMEM)
+			return errbuf_set(e, ENOMEM, "out of memory");
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int leaf_named(const struct row_shape *s, const json_t *name)
+{
+	for (size_t i = 0; json_is_string(name) && i < s->n; i++)
+		if (!strcmp(s->name[i], json_string_value(name)))
+			return s->leaf[i].rule == CELL_SUM ? (int)i : -1;
+	return -1;
+}
+
+void row_shape_ratios(struct row_shape *s, const json_t *ratios)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->leaf[i].rule != CELL_RATIO)
+			continue;
+		const json_t *in = json_object_get(ratios, s->name[i]);
+		s->leaf[i].num = leaf_named(s, json_object_get(in, "numerator"));
+		s->leaf[i].den = leaf_named(s, json_object_get(in, "denominator"));
+	}
+}
+
+static int read_node(const struct row_shape *s, const struct shape_node *node, const json_t *v,
+		     struct value *out, struct errbuf *e)
+{
+	if (node->kind == SN_ARRAY || node->kind == SN_OBJECT) {
+		bool array = node->kind == SN_ARRAY;
+		if (array ? !json_is_array(v) || json_array_size(v) != node->n
+			  : !json_is_object(v) || json_object_size(v) != node->n)
+			return errbuf_set(e, EINVAL, "%s: not an %s of %zu like the first row's",
+					  node->name, array ? "array" : "object", node->n);
+		for (size_t i = 0; i < node->n; i++) {
+			const json_t *sub = array ? json_array_get(v, i)
+						  : json_object_get(v, node->kid[i].key);
+			if (!sub)
+				return errbuf_set(e, EINVAL, "%s: missing, unlike in the first row",
+						  node->kid[i].name);
+			int r = read_node(s, &node->kid[i], sub, out, e);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	struct value *o = &out[node->leaf];
+	enum cell_rule rule = s->leaf[node->leaf].rule;
+	if (json_is_null(v) || rule == CELL_RATIO) /* a ratio is recomputed, never read */
+		*o = (struct value){.kind = VAL_NULL};
+	else if (json_is_integer(v))
+		*o = (struct value){.kind = VAL_INT, .i = json_integer_value(v)};
+	else if (json_is_real(v) && rule != CELL_SUM)
+		*o = (struct value){.kind = VAL_REAL, .d = json_real_value(v)};
+	else
+		return errbuf_set(e, EINVAL, "%s: not %s", node->name,
+				  rule == CELL_SUM ? "an integer count" : "a number");
+	if (rule == CELL_SUM && o->kind == VAL_INT && o->i < 0)
+		return errbuf_set(e, EINVAL, "%s: a negative count", node->name);
+	return 0;
+}
+
+int row_shape_read(const struct row_shape *s, const json_t *row, struct value *out,
+		   struct errbuf *e)
+{
+	if (!json_is_object(row) || json_object_size(row) != s->row_keys)
+		return errbuf_set(e, EINVAL, "not the keys of the first row");
+	for (size_t i = 0; i < s->root->n; i++) {
+		const struct shape_node *field = &s->root->kid[i];
+		const json_t *v = json_object_get(row, field->key);
+		if (!v)
+			return errbuf_set(e, EINVAL, "%s: missing, unlike in the first row",
+					  field->name);
+		int r = read_node(s, field, v, out, e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void free_node(struct shape_node *node)
+{
+	for (size_t i = 0; node->kid && i < node->n; i++)
+		free_node(&node->kid[i]);
+	free(node->kid);
+	free(node->key);
+	free(node->name);
+}
+
+void row_shape_free(struct row_shape *s)
+{
+	if (s->root)
+		free_node(s->root);
+	free(s->root);
+	free(s->name);
+	free(s->rank);
+	free(s->leaf);
+	memset(s, 0, sizeof(*s));
+}
