@@ -96,12 +96,12 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 	}
 	node->kind = SN_LEAF;
 	if (!json_is_number(v) && !json_is_null(v))
-		return errbuf_set(e, EINVAL, "%s.%s: not a number", source, node->name);
+		return errbuf_set(e, EINVAL, "%s: not a number", node->name);
 	if (json_is_real(v) && rule == CELL_SUM)
 		return errbuf_set(e, EINVAL,
-				  "%s.%s: a real number, and its schema does not say how it "
+				  "%s: a real number, and the %s schema does not say how it "
 				  "combines in a grid cell (x-cell)",
-				  source, node->name);
+				  node->name, source);
 	return add_leaf(s, node, rank, rule);
 }
 
@@ -203,7 +203,7 @@ int row_shape_read(const struct row_shape *s, const json_t *row, struct value *o
 		   struct errbuf *e)
 {
 	if (!json_is_object(row) || json_object_size(row) != s->row_keys)
-		return errbuf_set(e, EINVAL, "not the keys of the first row");
+		return errbuf_set(e, EINVAL, "its keys differ from the first row's");
 	for (size_t i = 0; i < s->root->n; i++) {
 		const struct shape_node *field = &s->root->kid[i];
 		const json_t *v = json_object_get(row, field->key);

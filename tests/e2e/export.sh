@@ -376,7 +376,63 @@ usage_errors() {
 	expect_error 65 "nothing to export" "$EPS/syn-b" --oracle-only -o "$WORK/x.csv"
 	mkdir -p "$WORK/bad" && echo '{"episode": "bad"' >"$WORK/bad/manifest.json"
 	expect_error 65 "$WORK/bad/manifest.json:2:0: " "$WORK/bad" -o "$WORK/x.csv"
+	# rows that break the rules: the file and line, and what
+	local change want
+	while IFS='|' read -r change want; do
+		rm -rf "$WORK/rows" && cp -r "$EPS/syn-a" "$WORK/rows" || return
+		"$PY" - "$WORK/rows/proc_io.jsonl" "$change" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+exec(sys.argv[2])
+open(sys.argv[1], "w").write("".join(json.dumps(r) + "\n" for r in rows))
+PY
+		expect_error 65 "$WORK/rows/proc_io.jsonl:$want" "$WORK/rows" -o "$WORK/x.csv"
+	done <<'EOT'
+rows[1]["wchar"] = -3|2: wchar: a negative count
+rows[1]["wchar"] = 2.5|2: wchar: not an integer count
+rows[2]["extra"] = 1|3: its keys differ from the first row's
+del rows[1]["nprocs"]; rows[1]["x"] = 1|2: nprocs: missing, unlike in the first row
+rows[0]["rchar"] = 0.5|1: rchar: a real number, and the proc_io schema does not say how it combines in a grid cell (x-cell)
+rows[0]["wchar"] = "9"|1: wchar: not a number
+rows[2]["t_mono_ns"] = 5|3: t_mono_ns is before the previous row's
+EOT
 	return $bad
+}
+
+# docs/data-model.md's worked example, its sh and python blocks as written,
+# from a copy of the repository's layout: the table's header and cells as
+# shown, and the split it claims.
+worked_example() {
+	local doc=$TESTS/../docs/data-model.md dir=$WORK/example
+	mkdir -p "$dir/config/examples" "$dir/build" &&
+		cp "$TESTS/../config/examples/quickstart.yaml" "$dir/config/examples/" &&
+		ln -s "$IOPSAMPLE" "$dir/build/iopsample" || return
+	block() { # LANG: the worked example's fenced block in that language
+		"$PY" -c '
+import re, sys
+doc = open(sys.argv[1]).read()
+ex = doc[doc.index("<!-- worked example"):doc.index("<!-- end of worked example")]
+m = re.search(r"^```%s\n(.*?)^```$" % sys.argv[2], ex, re.S | re.M)
+print(m.group(1) if m else "", end="")' "$doc" "$1"
+	}
+	[ -n "$(block sh)" ] && [ -n "$(block python)" ] || { echo "no worked example in $doc"; return 1; }
+	(cd "$dir" && bash -e <(block sh) >shown.txt) || { echo "the sh block failed"; return 1; }
+	block text >"$dir/doc.txt"
+	cut -d, -f1-4 "$dir/doc.txt" >"$dir/doc.keys"
+	cut -d, -f1-4 "$dir/shown.txt" >"$dir/shown.keys"
+	diff -u "$dir/doc.keys" "$dir/shown.keys" && [ "$(head -1 "$dir/doc.txt")" = "$(head -1 "$dir/shown.txt")" ] ||
+		{ echo "the table's first rows differ from the doc's"; return 1; }
+	(cd "$dir" && block python >example.py && "$PY" - <<'PY'
+exec(open("example.py").read())
+cols = list(pd.read_csv("cells.csv", nrows=0).columns)
+assert len(cols) == 120, "%d columns, the doc says 120" % len(cols)
+assert list(X_deploy.columns) and all(c.startswith("proc_io.") for c in X_deploy.columns), list(X_deploy.columns)
+assert len(X_deploy.columns) == 8 and len(X_oracle.columns) == 108, (len(X_deploy.columns), len(X_oracle.columns))
+assert all(c.startswith(("syscall_io.", "perf_event.")) for c in X_oracle.columns)
+assert str(cells["episode"].dtype) == "string" and set(cells["episode"]) == {"qs-1", "qs-2"}
+print("worked example: %d rows; deployable %d columns, oracle %d" % (len(cells), len(X_deploy.columns), len(X_oracle.columns)))
+PY
+	)
 }
 
 check real_episodes_run real_episodes
@@ -388,3 +444,4 @@ check pandas_dtypes_and_deployable_oracle_columns pandas_and_picking
 check episodes_table_has_totals_per_source episodes_table
 check running_and_failed_episodes_need_include_incomplete incomplete_episodes
 check usage_errors_say_one_line_and_write_nothing usage_errors
+check the_worked_example_in_the_data_model_runs worked_example

@@ -117,6 +117,21 @@ row = re.search(r"^\| `sources` \|(.*)$", doc, re.M).group(1)
 named = re.findall(r"`([a-z_]+)`", row)
 missing = [k for k in list(entry) + list(entry["events"]["items"]["properties"]) if k not in named]
 expect(not missing, "manifest sources: the docs do not name %s" % missing)
+# export's rules (x-cell, x-gauge): every field that is not summed is in the
+# Exporting table under its rule, and every summed field is a count
+rules = dict(re.findall(r"^\| `(sum|max|min|ratio)` \| ([^|]*) \|", doc.split("## Exporting", 1)[1], re.M))
+expect(sorted(rules) == ["max", "min", "ratio", "sum"], "Exporting: rules %s" % sorted(rules))
+for source in ("proc_io", "syscall_io", "perf_event"):
+    s = schema(source)
+    for name, p in list(s["properties"].items()) + [("<event>", v) for v in s.get("patternProperties", {}).values()]:
+        if name == "source":
+            continue
+        rule = p.get("x-cell", "max" if p.get("x-gauge") else "sum")
+        if rule == "sum":
+            expect(doc_type(p, s).split(" or ")[0] in ("int", "object") or doc_type(p, s).endswith("ints"),
+                   "%s.%s: summed in a cell but not a count" % (source, name))
+        else:
+            expect("`%s`" % name in rules[rule], "%s.%s: Exporting does not list it under %s" % (source, name, rule))
 PY
 }
 

@@ -88,6 +88,14 @@ zstd_and_commands() {
 	memcheck check "$TESTS/fixtures/configs/bad/alias-loop.yaml" 2>/dev/null
 	[ $? -eq 78 ] || { echo "check of a bad config: exit $?"; return 1; }
 	memcheck probe >/dev/null || { echo "probe: exit $?"; return 1; }
+	memcheck export "$WORK/episodes/z" --grid 30ms -o "$WORK/z.csv" || { echo "export: exit $?"; return 1; }
+	memcheck export --episodes "$WORK/episodes/z" -o "$WORK/z.jsonl" || { echo "export --episodes: exit $?"; return 1; }
+	memcheck export "$WORK/episodes/z" --grid 1ms -o "$WORK/x.csv" 2>/dev/null
+	[ $? -eq 64 ] || { echo "export with a grid too fine: exit $?"; return 1; }
+	local wchar
+	wchar=$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["proc_io.wchar"])' "$WORK/z.jsonl")
+	[ "$wchar" -eq "$(zstd -dc "$WORK/episodes/z/proc_io.jsonl.zst" | "$PY" -c 'import json, sys; print(sum(json.loads(l)["wchar"] for l in sys.stdin))')" ] ||
+		{ echo "export --episodes: wchar $wchar"; return 1; }
 	quiet_logs
 }
 
