@@ -124,6 +124,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
 	/usr/bin/python3 bench/perf_event.py $(BUILD)
 	/usr/bin/python3 bench/compression.py $(BUILD)
+	/usr/bin/python3 bench/export.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -44,8 +44,8 @@ void cells_clear(struct cells *c)
 	c->touched = false;
 	for (size_t i = 0; i < c->n; i++) {
 		c->unknown[i] = false;
-		c->out[i] = c->leaf[i].rule == CELL_SUM ? (struct value){.kind = VAL_INT, .i = 0}
-							 : (struct value){.kind = VAL_NULL};
+		c->out[i].kind = c->leaf[i].rule == CELL_SUM ? VAL_INT : VAL_NULL;
+		c->out[i].i = 0;
 	}
 }
 
@@ -131,9 +131,9 @@ const struct value *cells_finish(struct cells *c)
 		if (c->leaf[i].rule != CELL_RATIO)
 			continue;
 		struct value num = sum_of(c, c->leaf[i].num), den = sum_of(c, c->leaf[i].den);
-		c->out[i] = num.kind == VAL_NULL || den.kind == VAL_NULL || den.i == 0
-				    ? (struct value){.kind = VAL_NULL}
-				    : (struct value){.kind = VAL_REAL, .d = (double)num.i / (double)den.i};
+		c->out[i].kind = VAL_NULL;
+		if (num.kind == VAL_INT && den.kind == VAL_INT && den.i != 0)
+			c->out[i] = (struct value){.kind = VAL_REAL, .d = (double)num.i / (double)den.i};
 	}
 	return c->out;
 }

@@ -301,6 +301,10 @@ static int learn_source(struct exporter *x, struct ex_episode *ep, struct ep_sou
 	char *text;
 	size_t len;
 	int r = jsonl_reader_open(&s->r, dirfd, s->file, &x->e);
+	if (r == -ENOENT && ep->incomplete) {
+		s->file = NULL; /* killed before the source wrote its file */
+		return 0;
+	}
 	if (r < 0) {
 		log_error("%s/%s", ep->dir, x->e.msg);
 		return EX_NOINPUT;

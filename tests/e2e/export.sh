@@ -345,6 +345,10 @@ PY
 	[ $? -eq 65 ] && [ "$out" = "iopsample: $WORK/failed: episode syn-b is failed: proc_io.jsonl: No space left on device; --include-incomplete exports it anyway" ] ||
 		{ echo "failed: $out"; return 1; }
 	"$IOPSAMPLE" export "$WORK/failed" --include-incomplete -o - | grep -q '^syn-b,0,50000000,x,3,5,' || { echo "failed, included"; return 1; }
+	# killed before a source wrote its file: that source has no rows
+	rm "$WORK/killed/syscall_io.jsonl.zst"
+	"$IOPSAMPLE" export "$WORK/killed" --include-incomplete -o "$WORK/out.csv" || return
+	! grep -q syscall_io "$WORK/out.csv" && grep -q proc_io.wchar "$WORK/out.csv" || { echo "killed, no syscall_io file"; return 1; }
 }
 
 # Each mistake: its exit status and one line, and no output file.
