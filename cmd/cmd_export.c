@@ -34,6 +34,7 @@
 #include "commands.h"
 #include "duration.h"
 #include "episode.h"
+#include "fdutil.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "row_shape.h"
@@ -265,8 +266,16 @@ static int load_manifest(struct exporter *x, struct ex_episode *ep, int dirfd)
 		log_error("%s/manifest.json: %s", ep->dir, strerror(errno));
 		return EX_NOINPUT;
 	}
-	ep->manifest = json_loadfd(fd, 0, &je);
+	size_t len;
+	char *text = read_all(fd, &len);
+	int err = errno;
 	close(fd);
+	if (!text) {
+		log_error("%s/manifest.json: %s", ep->dir, strerror(err));
+		return EX_NOINPUT;
+	}
+	ep->manifest = json_loadb(text, len, 0, &je);
+	free(text);
 	if (!ep->manifest) {
 		log_error("%s/manifest.json:%d:%d: %s", ep->dir, je.line, je.column, je.text);
 		return EX_DATAERR;

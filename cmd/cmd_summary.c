@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "duration.h"
+#include "fdutil.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "schemas.h"
@@ -334,9 +335,11 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 	}
 	json_error_t je;
 	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
-	json_t *m = fd >= 0 ? json_loadfd(fd, 0, &je) : NULL;
+	size_t len;
+	char *text = fd >= 0 ? read_all(fd, &len) : NULL;
+	json_t *m = text ? json_loadb(text, len, 0, &je) : NULL;
 	int status = 0;
-	if (fd < 0) {
+	if (!text) {
 		log_error("%s/manifest.json: %s", dir, strerror(errno));
 		status = EX_NOINPUT;
 	} else if (!m) {
@@ -356,6 +359,7 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 	}
 	if (fd >= 0)
 		close(fd);
+	free(text);
 	json_decref(m);
 	close(dirfd);
 	return status;

@@ -1,9 +1,10 @@
-/* write_all, the keep-only-these-fds dance, parent-death signals. */
+/* write_all, read_all, the keep-only-these-fds dance, parent-death signals. */
 #define _GNU_SOURCE
 #include "fdutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -24,6 +25,39 @@ ssize_t write_all(int fd, const void *buf, size_t len)
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+char *read_all(int fd, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	for (;;) {
+		if (cap - n < 2) {
+			cap = cap ? 2 * cap : 16384;
+			char *more = realloc(buf, cap);
+			if (!more) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = more;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
 }
 
 int fd_keep_only(int *fds, size_t n)

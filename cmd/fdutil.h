@@ -9,6 +9,11 @@
 /* write(2) until everything is written; -1 with errno on failure. */
 ssize_t write_all(int fd, const void *buf, size_t len);
 
+/* read(2) until end of file into a malloc'd buffer (NUL-terminated, *len
+ * bytes): a manifest in a few reads, not jansson's one read per byte.
+ * NULL with errno on failure. */
+char *read_all(int fd, size_t *len);
+
 /* In a freshly forked child: keep 0, 1, 2 and the fds listed (renumbered to
  * 3, 4, ... in order and updated in place, all close-on-exec); close the rest,
  * so no child holds another's pipes or sockets. Entries of -1 are skipped. */
