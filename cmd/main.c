@@ -24,8 +24,8 @@ static const struct {
 	{"summary", cmd_summary, "summary EPISODE_DIR...              a table per source: rows, totals, rates, histograms"},
 	{"export", cmd_export,
 	 "export EPISODE_DIR... -o FILE       one table of every episode on one time grid (csv or jsonl)\n"
-	 "         [--grid DURATION] [--format csv|jsonl] [--deployable-only | --oracle-only]\n"
-	 "         [--sources LIST] [--include-incomplete] [--episodes: one row per episode]"},
+	 "                   [--grid DURATION] [--format csv|jsonl] [--deployable-only | --oracle-only]\n"
+	 "                   [--sources LIST] [--include-incomplete] [--episodes: one row per episode]"},
 };
 
 static void usage(FILE *to)
