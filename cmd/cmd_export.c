@@ -34,7 +34,6 @@
 #include "commands.h"
 #include "duration.h"
 #include "episode.h"
-#include "fdutil.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "row_shape.h"
@@ -261,24 +260,14 @@ static void first_problem(void *arg, const char *where, const char *what)
 static int load_manifest(struct exporter *x, struct ex_episode *ep, int dirfd)
 {
 	json_error_t je;
-	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		log_error("%s/manifest.json: %s", ep->dir, strerror(errno));
-		return EX_NOINPUT;
-	}
-	size_t len;
-	char *text = read_all(fd, &len);
-	int err = errno;
-	close(fd);
-	if (!text) {
-		log_error("%s/manifest.json: %s", ep->dir, strerror(err));
-		return EX_NOINPUT;
-	}
-	ep->manifest = json_loadb(text, len, 0, &je);
-	free(text);
-	if (!ep->manifest) {
+	int r = manifest_read(dirfd, 0, &ep->manifest, &je);
+	if (r == -EINVAL) {
 		log_error("%s/manifest.json:%d:%d: %s", ep->dir, je.line, je.column, je.text);
 		return EX_DATAERR;
+	}
+	if (r < 0) {
+		log_error("%s/manifest.json: %s", ep->dir, strerror(-r));
+		return EX_NOINPUT;
 	}
 	struct errbuf first = {""};
 	if (jschema_validate(x->schemas, "manifest", ep->manifest, first_problem, &first)) {

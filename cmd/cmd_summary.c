@@ -17,18 +17,12 @@
 
 #include "commands.h"
 #include "duration.h"
-#include "fdutil.h"
+#include "episode.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "schemas.h"
 
 #define BAR_WIDTH 40
-
-/* The envelope (schema/envelope.schema.json): every source has these. */
-static const char *const envelope[] = {
-	"episode", "source", "available_in_deployment", "seq", "t_mono_ns", "t_wall_ns",
-	"interval_ns", "final", "labels", NULL,
-};
 
 enum field_kind { F_COUNT, F_NUMBER, F_HIST };
 
@@ -134,20 +128,12 @@ static void add_value(struct tally *t, const char *name, const json_t *v, bool n
 	}
 }
 
-static bool in_envelope(const char *key)
-{
-	for (const char *const *e = envelope; *e; e++)
-		if (!strcmp(*e, key))
-			return true;
-	return false;
-}
-
 static void add_row(struct tally *t, const json_t *row)
 {
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)row, key, v)
-		if (!in_envelope(key))
+		if (!jschema_property(t->schemas, "envelope", key)) /* every source has these */
 			add_value(t, key, v, false);
 	const json_t *tm = json_object_get(row, "t_mono_ns");
 	if (json_is_integer(tm))
@@ -334,13 +320,11 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 		return EX_NOINPUT;
 	}
 	json_error_t je;
-	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
-	size_t len;
-	char *text = fd >= 0 ? read_all(fd, &len) : NULL;
-	json_t *m = text ? json_loadb(text, len, 0, &je) : NULL;
+	json_t *m;
+	int r = manifest_read(dirfd, 0, &m, &je);
 	int status = 0;
-	if (!text) {
-		log_error("%s/manifest.json: %s", dir, strerror(errno));
+	if (r < 0 && r != -EINVAL) {
+		log_error("%s/manifest.json: %s", dir, strerror(-r));
 		status = EX_NOINPUT;
 	} else if (!m) {
 		log_error("%s/manifest.json:%d:%d: %s", dir, je.line, je.column, je.text);
@@ -357,9 +341,6 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 			status = status ? status : s;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
-	free(text);
 	json_decref(m);
 	close(dirfd);
 	return status;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "fdutil.h"
+#include "episode.h"
 #include "jsonl_reader.h"
 #include "jsonl_writer.h"
 #include "log.h"
@@ -295,17 +295,12 @@ static void check_episode(struct checker *k, const char *dir)
 		return;
 	}
 	json_error_t je;
-	json_t *m = NULL;
-	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
-	size_t len;
-	char *text = fd >= 0 ? read_all(fd, &len) : NULL;
-	if (!text)
-		say(k, "%s", strerror(errno));
-	else if (!(m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
+	json_t *m;
+	int r = manifest_read(dirfd, JSON_REJECT_DUPLICATES, &m, &je);
+	if (r == -EINVAL)
 		say(k, "line %d, column %d: %s", je.line, je.column, je.text);
-	if (fd >= 0)
-		close(fd);
-	free(text);
+	else if (r < 0)
+		say(k, "%s", strerror(-r));
 	if (m) {
 		jschema_validate(k->schemas, "manifest", m, schema_problem, k);
 		if (has_status(m, "running"))

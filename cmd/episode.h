@@ -81,6 +81,11 @@ int episode_write_manifest(struct episode *ep, struct errbuf *e);
 void episode_close(struct episode *ep);
 
 json_t *manifest_json(const struct episode *ep);
+/* Reads dirfd's manifest.json back (summary, validate, export), whole
+ * before parsing: jansson's json_loadfd reads a byte per read(2). 0;
+ * -errno when it cannot be opened or read; -EINVAL when it is not JSON,
+ * with je saying where. */
+int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je);
 /* The words the manifest uses: "complete", "unavailable", ... */
 const char *episode_status_name(enum episode_status s);
 const char *source_status_name(enum source_status s);

@@ -1,9 +1,31 @@
-/* manifest.json from struct episode (CONTRACT §4). */
+/* manifest.json from struct episode (CONTRACT §4), and back. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "episode.h"
+#include "fdutil.h"
 #include "signames.h"
+
+int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je)
+{
+	*out = NULL;
+	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len;
+	char *text = read_all(fd, &len);
+	int err = errno;
+	close(fd);
+	if (!text)
+		return -err;
+	*out = json_loadb(text, len, flags, je);
+	free(text);
+	return *out ? 0 : -EINVAL;
+}
 
 const char *episode_status_name(enum episode_status s)
 {

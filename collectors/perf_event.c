@@ -148,6 +148,17 @@ struct event {
 
 enum { IN_CYCLES, IN_INSTRUCTIONS, IN_CACHE_REFS, IN_CACHE_MISSES, IN_N };
 
+/* The derived ratios: each row's, and what the manifest tells a reader
+ * that recomputes them from sums (iopsample export). */
+static const struct {
+	const char *field;
+	int num, den;
+} ratios[] = {
+	{"ipc", IN_INSTRUCTIONS, IN_CYCLES},
+	{"cache_miss_rate", IN_CACHE_MISSES, IN_CACHE_REFS},
+};
+#define NRATIOS (sizeof(ratios) / sizeof(ratios[0]))
+
 struct perf_event {
 	json_t *row;
 	size_t nev;
@@ -157,7 +168,7 @@ struct perf_event {
 	struct task *task;
 	size_t ntasks;
 	struct event *input[IN_N]; /* the events ipc and cache_miss_rate come from */
-	struct field ipc, miss_rate, running_pct;
+	struct field ratio[NRATIOS], running_pct;
 };
 
 /* Every thread of the attached process's tree, as it is now. Threads and
@@ -306,20 +317,12 @@ static void find_inputs(struct perf_event *p)
 	}
 }
 
-/* manifest.ratios: which fields each derived ratio divides, so that a
- * reader can recompute it from sums (iopsample export); null for an input
- * that is not configured. */
+/* manifest.ratios: which fields each derived ratio divides; null for an
+ * input that is not configured. */
 static void ratios_json(const struct perf_event *p, json_t *manifest)
 {
-	static const struct {
-		const char *field;
-		int num, den;
-	} ratios[] = {
-		{"ipc", IN_INSTRUCTIONS, IN_CYCLES},
-		{"cache_miss_rate", IN_CACHE_MISSES, IN_CACHE_REFS},
-	};
 	json_t *out = json_object();
-	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
+	for (size_t i = 0; i < NRATIOS; i++) {
 		const struct event *num = p->input[ratios[i].num], *den = p->input[ratios[i].den];
 		json_object_set_new(out, ratios[i].field,
 				    json_pack("{s:s?, s:s?}", "numerator", num ? num->cfg->field : NULL,
@@ -337,8 +340,8 @@ static void pe_close(void *state)
 		close(p->ctr[i].fd);
 	for (size_t i = 0; i < p->nev; i++)
 		json_decref(p->ev[i].f.num);
-	json_decref(p->ipc.num);
-	json_decref(p->miss_rate.num);
+	for (size_t i = 0; i < NRATIOS; i++)
+		json_decref(p->ratio[i].num);
 	json_decref(p->running_pct.num);
 	free(p->ctr);
 	free(p->task);
@@ -460,8 +463,8 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 		pe_close(p);
 		return r;
 	}
-	add_field(row, &p->ipc, "ipc", json_real(0));
-	add_field(row, &p->miss_rate, "cache_miss_rate", json_real(0));
+	for (size_t i = 0; i < NRATIOS; i++)
+		add_field(row, &p->ratio[i], ratios[i].field, json_real(0));
 	add_field(row, &p->running_pct, "running_pct", json_real(0));
 	find_inputs(p);
 	ratios_json(p, manifest);
@@ -527,14 +530,12 @@ static int pe_sample(void *state, struct errbuf *why)
 		}
 	}
 	double v;
-	bool known = ratio(p->input[IN_INSTRUCTIONS], p->input[IN_CYCLES], &v);
-	if (known)
-		json_real_set(p->ipc.num, v);
-	show(p->row, &p->ipc, known);
-	known = ratio(p->input[IN_CACHE_MISSES], p->input[IN_CACHE_REFS], &v);
-	if (known)
-		json_real_set(p->miss_rate.num, v);
-	show(p->row, &p->miss_rate, known);
+	for (size_t i = 0; i < NRATIOS; i++) {
+		bool known = ratio(p->input[ratios[i].num], p->input[ratios[i].den], &v);
+		if (known)
+			json_real_set(p->ratio[i].num, v);
+		show(p->row, &p->ratio[i], known);
+	}
 	json_real_set(p->running_pct.num, 100 * min_share);
 	show(p->row, &p->running_pct, any);
 	return 0;
