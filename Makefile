@@ -28,7 +28,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)
 # Debian ships no pkg-config file for libpfm4.
 PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd) -lpfm
 
-SRCS := $(wildcard cmd/*.c collectors/*.c)
+SRCS := $(wildcard cmd/*.c collectors/*.c collectors/*/*.c)
 SCHEMAS := $(wildcard schema/*.schema.json)
 # the schemas, compiled in for `iopsample validate`
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o

@@ -9,7 +9,7 @@
 
 #include "commands.h"
 #include "log.h"
-#include "perf_names.h"
+#include "perf_event/perf_names.h"
 
 struct listing {
 	const char *pattern; /* NULL: everything */

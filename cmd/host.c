@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "perf_counter.h"
+#include "perf_event/perf_counter.h"
 #include "procfs.h"
 
 /* The value of a "key<blanks>: value" line, as in /proc/cpuinfo. */

@@ -2,7 +2,7 @@
  * values. */
 #include <errno.h>
 
-#include "perf_counter.h"
+#include "perf_event/perf_counter.h"
 #include "testing.h"
 
 static struct perf_count count(uint64_t value, uint64_t enabled, uint64_t running)

@@ -1,7 +1,7 @@
 /* Event names: the field rule and what libpfm4 makes of a name. */
 #include <errno.h>
 
-#include "perf_names.h"
+#include "perf_event/perf_names.h"
 #include "testing.h"
 
 static const char *field(const char *event)

@@ -3,7 +3,7 @@
  * Each scenario checks the per-row change and that rows add up to what the
  * processes did. Only wchar is scripted (rchar carries twice the value, to
  * show the fields are independent); the other fields stay 0. */
-#include "proc_io_tree.h"
+#include "proc_io/proc_io_tree.h"
 #include "testing.h"
 
 enum { K = 1, R = 2, C = 3, G = 4, P = 10 };

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "seccomp_filter.h"
+#include "syscall_io/seccomp_filter.h"
 #include "testing.h"
 
 /* In a child: installs the filter, then reports each check in its exit code. */

@@ -2,7 +2,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "sio_counts.h"
+#include "syscall_io/sio_counts.h"
 #include "testing.h"
 
 TEST(bucket_edges_are_log2_of_the_returned_bytes)
