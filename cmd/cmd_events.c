@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"
+#include "perf_event/perf_counter.h"
 #include "perf_event/perf_names.h"
 
 struct listing {
@@ -43,21 +45,46 @@ static int show(const struct perf_name_info *ni, void *arg)
 	return ferror(stdout) ? -EIO : 0;
 }
 
+/* 0 when the kernel opens a hardware counter on this process (user space
+ * only, as perf_event_paranoid 2 allows), or -errno. */
+static int kernel_counts_hardware(void)
+{
+	struct perf_event_attr attr = {.type = PERF_TYPE_HARDWARE,
+				       .config = PERF_COUNT_HW_INSTRUCTIONS,
+				       .exclude_kernel = 1,
+				       .exclude_hv = 1,
+				       .disabled = 1};
+	int fd = perf_counter_open(&attr, 0, PERF_NO_GROUP);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 static void header(void)
 {
 	struct perf_pmu pmus[64];
 	size_t n = perf_names_pmus(pmus, 64);
 	bool core = false;
+	int err;
 	printf("# libpfm4 detects %zu PMU%s on this host:", n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		printf("%s %s (%s)", i ? "," : "", pmus[i].name, pmus[i].desc);
 		core |= pmus[i].core;
 	}
 	printf("\n");
-	if (!core)
+	if (!core) {
 		printf("# No CPU PMU among them: hardware events go by perf's generic names (cycles,\n"
 		       "# instructions, ...), and the kernel may not count them here (a virtual machine\n"
 		       "# often has no PMU); iopsample run records such an event as null with the reason.\n");
+	} else if ((err = kernel_counts_hardware()) < 0) {
+		/* libpfm4 knows the CPU from cpuid; a VM may still give the
+		 * kernel no PMU to count with */
+		printf("# The kernel counts no hardware event here (perf_event_open of instructions:\n"
+		       "# %s): a virtual machine often has no PMU. iopsample run records\n"
+		       "# such an event as null with the reason.\n",
+		       strerror(-err));
+	}
 	printf("# A name may end in modifiers (cycles:u counts user space only); its row field is\n"
 	       "# the name lower-cased, other characters as _ (perf::page-faults -> perf__page_faults).\n");
 }
