@@ -10,25 +10,27 @@
 BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
-override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -Icmd -Icollectors
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -Icmd -Icollectors -I$(BUILD)/gen
 LDFLAGS ?=
 # Instruments iopsample and the unit tests, never the test workloads: their
 # own counts are the tests' ground truth.
 SANITIZE ?=
 
-BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev pkg-config
+# libbpf, clang and bpftool: the eBPF sources' kernel side and its loader
+BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
+	pkg-config
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, and clang with its libFuzzer
-TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind clang \
+TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev
 
 # Evaluated when a recipe runs, after the packages are installed.
-PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd)
+PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf)
 # Debian ships no pkg-config file for libpfm4.
-PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd) -lpfm
+PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf) -lpfm
 
-SRCS := $(wildcard cmd/*.c collectors/*.c collectors/*/*.c)
+SRCS := $(filter-out %.bpf.c,$(wildcard cmd/*.c collectors/*.c collectors/*/*.c))
 SCHEMAS := $(wildcard schema/*.schema.json)
 # the schemas, compiled in for `iopsample validate`
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o
@@ -62,6 +64,28 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -c -o $@ $<
 
+# The kernel side of a source, collectors/<source>/<source>.bpf.c, compiled
+# for the BPF target (CO-RE: field offsets are relocated at load against the
+# running kernel's BTF, collectors/ebpf/kernel.bpf.h), and the skeleton that
+# embeds it, build/gen/<source>.skel.h, which its user side includes.
+BPF_SRCS := $(wildcard collectors/*/*.bpf.c)
+SKELS := $(patsubst %.bpf.c,$(BUILD)/gen/%.skel.h,$(notdir $(BPF_SRCS)))
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
+	-I/usr/include/$(shell gcc -print-multiarch) -Icollectors \
+	-Wall -Wextra -Wno-unused-parameter -Werror -MMD -MP
+
+$(BUILD)/bpf/%.bpf.o: collectors/*/%.bpf.c | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	clang $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	@mkdir -p $(@D)
+	bpftool gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
+
+# Before any compile: the dependency files name the skeleton after the first.
+$(OBJS): | $(SKELS)
+
 $(BUILD)/iopsample: $(OBJS)
 	$(CC) $(LDFLAGS) $(SANITIZE) -pthread -o $@ $^ $(PKG_LIBS)
 
@@ -74,7 +98,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
 
 # No dynamic loader reading libraries before main: its counts are its own.
-$(BUILD)/workloads/sysio: LDFLAGS += -static
+$(BUILD)/workloads/sysio $(BUILD)/workloads/reuse: LDFLAGS += -static
 
 check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps fuzzer
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
@@ -129,4 +153,4 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(WORKLOADS:=.d)
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(WORKLOADS:=.d) $(SKELS:$(BUILD)/gen/%.skel.h=$(BUILD)/bpf/%.bpf.d)

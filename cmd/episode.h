@@ -27,7 +27,7 @@ enum stop_reason {
 enum source_status { SOURCE_STARTING, SOURCE_OK, SOURCE_UNAVAILABLE, SOURCE_FAILED };
 
 struct source_run {
-	const struct source_config *sc;
+	struct source_config *sc; /* its probe may settle host-dependent settings */
 	enum source_status status;
 	pid_t pid;     /* the sampler process, 0 once reaped */
 	int sock;      /* to the sampler, -1 once closed */

@@ -67,11 +67,16 @@ static bool attached(const struct supervisor *s)
 	return s->ep.cfg->target.pid > 0;
 }
 
+static bool holds_target(const struct source_run *src)
+{
+	return src->sc->ops->holds_target && src->sc->ops->holds_target(src->sc);
+}
+
 /* A source whose failure fails the episode: one the user required, or one
  * the launched target cannot outlive (its tracer). */
 static bool essential(const struct supervisor *s, const struct source_run *src)
 {
-	return src->sc->required || ((src->sc->ops->flags & COLLECTOR_HOLDS_TARGET) && !attached(s));
+	return src->sc->required || (holds_target(src) && !attached(s));
 }
 
 static bool io_errno(int err)
@@ -204,7 +209,7 @@ static bool sampler_message(struct source_run *src, json_t *m)
 static bool killed_with_its_holder(const struct supervisor *s, const struct source_run *src)
 {
 	const typeof(s->ep.target) *t = &s->ep.target;
-	return (src->sc->ops->flags & COLLECTOR_HOLDS_TARGET) && t->exited &&
+	return holds_target(src) && t->exited &&
 	       t->code != CLD_EXITED && t->status == SIGKILL && t->stop_reason == STOP_EXITED;
 }
 
@@ -760,7 +765,7 @@ static int finish(struct supervisor *s, int code)
 	return code;
 }
 
-int supervisor_run(const struct config *cfg)
+int supervisor_run(struct config *cfg)
 {
 	struct supervisor s = {.sigfd = -1, .timerfd = -1, .pidfd = -1};
 	struct errbuf e;

@@ -1,9 +1,10 @@
-/* Runs one episode from a loaded config and returns iopsample's exit status. */
+/* Runs one episode from a loaded config and returns iopsample's exit status.
+ * The sources' probes may settle what the config left to the host in it. */
 #ifndef IOPSAMPLE_SUPERVISOR_H
 #define IOPSAMPLE_SUPERVISOR_H
 
 #include "config.h"
 
-int supervisor_run(const struct config *cfg);
+int supervisor_run(struct config *cfg);
 
 #endif

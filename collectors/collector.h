@@ -10,7 +10,10 @@
  *              available_in_deployment);
  *   probe      in the supervisor, before anything starts: can this host
  *              collect it at all (and, when it cannot, what the manifest
- *              should say, as open does);
+ *              should say, as open does). It may settle in sc->priv what
+ *              the config left to the host (syscall_io's backend: auto):
+ *              every process forked later (the target, the sampler) acts
+ *              on that choice;
  *   open       in the source's own sampler process, on the target waiting at
  *              the start barrier: take the baseline and add the source's
  *              fields to the row (the same keys for the whole episode), and
@@ -55,18 +58,9 @@ struct source_config {
 	void *priv; /* ops->priv_size bytes of source-specific settings */
 };
 
-/* struct collector_ops.flags */
-enum {
-	/* The source's sampler is the launched target's tracer, and the target
-	 * is killed when it dies: its failure ends the episode as
-	 * collector_failed whether or not it is required. */
-	COLLECTOR_HOLDS_TARGET = 1u << 0,
-};
-
 struct collector_ops {
 	const char *name;
 	bool available_in_deployment; /* default for the row tag */
-	unsigned flags;
 
 	/* Source-specific keys: priv_size bytes, zeroed, then init() sets the
 	 * defaults, parse_key() reads one key (returns -ENOENT for a key it does
@@ -79,7 +73,11 @@ struct collector_ops {
 
 	/* 0, or a negative errno with the reason; -EPERM/-EACCES mean the host
 	 * forbids it (exit 77 when the source is required). */
-	int (*probe)(const struct source_config *sc, json_t *manifest, struct errbuf *why);
+	int (*probe)(struct source_config *sc, json_t *manifest, struct errbuf *why);
+	/* Optional: as probed, the source's sampler is the launched target's
+	 * tracer, and the target is killed when it dies: its failure ends the
+	 * episode as collector_failed whether or not it is required. */
+	bool (*holds_target)(const struct source_config *sc);
 
 	int (*open)(const struct source_config *sc, const struct target_info *t, json_t *row,
 		    json_t *manifest, void **state, struct errbuf *why);

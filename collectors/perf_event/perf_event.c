@@ -548,7 +548,7 @@ static int pe_sample(void *state, struct errbuf *why)
  * events (perf_event_paranoid 3, a container's seccomp profile) or counts
  * none of them says so before anything runs, and why for each event, with
  * the PMUs libpfm4 found. */
-static int pe_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int pe_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
 	const struct pe_config *cfg = sc->priv;
 	pid_t self = 0;

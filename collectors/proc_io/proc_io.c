@@ -112,7 +112,7 @@ static int measure(struct proc_io *p, uint64_t delta[IO_NFIELDS], unsigned *npro
 	return pio_tick_commit(&p->tree, p->obs, p->nobs, delta, nprocs);
 }
 
-static int proc_io_probe(const struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int proc_io_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
 	(void)manifest;
 	(void)sc;

@@ -1,23 +1,7 @@
-/* Histogram buckets and the single-writer sequence counter. */
+/* The single-writer sequence counter. */
 #include "sio_counts.h"
 
 #include <sched.h>
-
-#define ERESTARTSYS 512
-#define ERESTART_RESTARTBLOCK 516
-
-unsigned sio_bucket(uint64_t bytes)
-{
-	if (bytes == 0)
-		return 0;
-	unsigned b = 64 - (unsigned)__builtin_clzll(bytes); /* floor(log2) + 1 */
-	return b < SIO_HIST_BUCKETS - 1 ? b : SIO_HIST_BUCKETS - 1;
-}
-
-bool sio_restarting(int64_t rval)
-{
-	return rval <= -ERESTARTSYS && rval >= -ERESTART_RESTARTBLOCK;
-}
 
 /* Only the tracer thread writes: a load and a store, no locked instruction. */
 static void bump(_Atomic uint64_t *v, uint64_t by)

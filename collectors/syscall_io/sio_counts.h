@@ -14,11 +14,7 @@
 #include <stdint.h>
 
 #include "io_syscalls.h"
-
-/* Bucket 0 holds calls that returned 0 bytes; bucket i (1..30) those that
- * returned [2^(i-1), 2^i) bytes; bucket 31 those that returned 2^30 or more. */
-#define SIO_HIST_BUCKETS 32
-#define SIO_MAX_SYSCALLS 32
+#include "sio_rules.h"
 
 struct sio_totals {
 	uint64_t calls[SIO_MAX_SYSCALLS]; /* successful calls */
@@ -36,12 +32,6 @@ struct sio_counts {
 	_Atomic uint64_t errors[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t hist[2][SIO_HIST_BUCKETS];
 };
-
-unsigned sio_bucket(uint64_t bytes);
-
-/* Kernel-internal results (-ERESTARTSYS and friends) that userspace never
- * sees: the call is restarted, and counts when the restart returns. */
-bool sio_restarting(int64_t rval);
 
 /* The writer: syscall i (an index into the configured set) returned rval. */
 void sio_record(struct sio_counts *c, unsigned i, int64_t rval, bool is_error);

@@ -1,0 +1,72 @@
+/* Host checks, libbpf's messages and the reasons a load fails. */
+#define _GNU_SOURCE
+#include "ebpf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* include/linux/proc_ns.h: the inode of the initial pid namespace */
+#define PROC_PID_INIT_INO 0xEFFFFFFCu
+
+static char last_warning[256];
+
+static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN)
+		return 0;
+	char line[sizeof(last_warning)];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0'; /* the first line: a verifier log follows it */
+	if (*line)
+		memcpy(last_warning, line, sizeof(line));
+	return 0;
+}
+
+void ebpf_quiet_libbpf(void)
+{
+	libbpf_set_print(keep_warning);
+}
+
+int ebpf_fail(struct errbuf *why, int err, const char *what)
+{
+	if (err == -EPERM || err == -EACCES)
+		return errbuf_set(why, -err, "bpf() refused: %s", strerror(-err));
+	if (*last_warning)
+		return errbuf_set(why, -err, "%s the eBPF programs: %s (%s)", what, strerror(-err),
+				  last_warning);
+	return errbuf_set(why, -err, "%s the eBPF programs: %s", what, strerror(-err));
+}
+
+int ebpf_host_check(json_t *facts, struct errbuf *why)
+{
+	struct stat st;
+	bool btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	bool host_ns = stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == PROC_PID_INIT_INO;
+	json_object_set_new(facts, "btf", json_boolean(btf));
+	json_object_set_new(facts, "host_pid_ns", json_boolean(host_ns));
+	if (!btf)
+		return errbuf_set(why, ENOTSUP,
+				  "the kernel has no BTF (/sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF)");
+	if (!host_ns)
+		return errbuf_set(why, ENOTSUP,
+				  "iopsample runs in a pid namespace of its own, where pids are not the kernel's");
+	return 0;
+}
+
+int ebpf_load(struct bpf_object_skeleton *skel, struct errbuf *why)
+{
+	*last_warning = '\0';
+	int r = bpf_object__load_skeleton(skel);
+	return r < 0 ? ebpf_fail(why, r, "loading") : 0;
+}
+
+int ebpf_attach(struct bpf_object_skeleton *skel, struct errbuf *why)
+{
+	*last_warning = '\0';
+	int r = bpf_object__attach_skeleton(skel);
+	return r < 0 ? ebpf_fail(why, r, "attaching") : 0;
+}

@@ -1,0 +1,40 @@
+/* What every eBPF source does around its libbpf skeleton: check the host,
+ * load and attach with reasons a user can act on, and keep libbpf's own
+ * messages off the terminal.
+ *
+ * The kernel side of a source is collectors/<source>/<source>.bpf.c, which
+ * includes ebpf/tree.bpf.h (the target's tree) and keeps its counters in
+ * per-CPU slots (ebpf_slot.h); `bpftool gen skeleton` turns it into
+ * build/gen/<source>.skel.h. Programs, links and maps live only as file
+ * descriptors of the sampler process: nothing is pinned, so they are gone
+ * when it exits, however it exits. */
+#ifndef IOPSAMPLE_EBPF_H
+#define IOPSAMPLE_EBPF_H
+
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include "log.h"
+
+/* Checks what a load needs beyond bpf() itself: kernel BTF (CO-RE
+ * relocates against it) and iopsample in the host's pid namespace (the
+ * programs see the kernel's pids, the tree is seeded with ours). Adds "btf"
+ * and "host_pid_ns" to facts. 0 or -errno with why. */
+int ebpf_host_check(json_t *facts, struct errbuf *why);
+
+/* libbpf's messages go to a buffer of this process instead of stderr; the
+ * last warning is kept for ebpf_fail(). Idempotent. */
+void ebpf_quiet_libbpf(void);
+
+/* The reason a skeleton step failed (what: "loading", "attaching"), err a
+ * negative errno from libbpf: "bpf() refused: Operation not permitted" when
+ * the kernel said no to bpf() itself, else the errno and libbpf's last
+ * warning. Returns err. */
+int ebpf_fail(struct errbuf *why, int err, const char *what);
+
+/* The skeleton's load and attach, after the caller opened it and set what
+ * it sets before load; a failure is said by ebpf_fail(). */
+int ebpf_load(struct bpf_object_skeleton *skel, struct errbuf *why);
+int ebpf_attach(struct bpf_object_skeleton *skel, struct errbuf *why);
+
+#endif

@@ -1,0 +1,103 @@
+/* Seeding the tree map from /proc. */
+#include "ebpf_tree.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <string.h>
+
+#include "ebpf_tree_map.h"
+#include "procfs.h"
+
+int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *overflow,
+		   struct errbuf *why)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "tree");
+	if (!map)
+		return errbuf_set(why, ENOENT, "the eBPF object has no tree map");
+	t->map_fd = bpf_map__fd(map);
+	t->overflow = overflow;
+	return 0;
+}
+
+static bool alive(const struct proc_stat *st)
+{
+	return st->state != 'Z' && st->state != 'X';
+}
+
+/* Adds pid, a child of parent (0: any); 1 when it joined, 0 when it was not
+ * (no longer) that process, -errno on a map error. The second look decides:
+ * alive and the same start time after the insert means its exit, whenever
+ * it comes, finds it in the map; otherwise the entry may be stale and goes. */
+static int join(struct ebpf_tree *t, pid_t pid, pid_t parent)
+{
+	struct proc_stat before, after;
+	if (procfs_read_stat(pid, &before) < 0 || !alive(&before) ||
+	    (parent && before.ppid != parent))
+		return 0;
+	__u32 key = (__u32)pid;
+	__u8 member = 1;
+	if (bpf_map_update_elem(t->map_fd, &key, &member, BPF_ANY) < 0)
+		return -errno;
+	if (procfs_read_stat(pid, &after) == 0 && alive(&after) &&
+	    after.starttime == before.starttime)
+		return 1;
+	bpf_map_delete_elem(t->map_fd, &key);
+	return 0;
+}
+
+static bool listed(const struct pid_list *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == pid)
+			return true;
+	return false;
+}
+
+int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct errbuf *why)
+{
+	int r = join(t, root, 0);
+	if (r <= 0)
+		return r < 0 ? errbuf_set(why, -r, "adding %d to the tree map: %s", (int)root,
+					   strerror(-r))
+			     : errbuf_set(why, ESRCH, "pid %d: no such process", (int)root);
+	if (!descendants)
+		return 0;
+
+	struct pid_list members = {0}, kids = {0};
+	r = pid_list_add(&members, root);
+	for (bool grew = true; grew && r == 0;) {
+		grew = false;
+		for (size_t i = 0; r == 0 && i < members.n; i++) {
+			struct proc_stat st;
+			kids.n = 0;
+			if (procfs_read_stat(members.v[i], &st) < 0 ||
+			    procfs_children(members.v[i], st.num_threads, &kids) < 0)
+				continue; /* gone: its exit took it out */
+			for (size_t k = 0; r == 0 && k < kids.n; k++) {
+				if (listed(&members, kids.v[k]))
+					continue;
+				int j = join(t, kids.v[k], members.v[i]);
+				if (j > 0 && (r = pid_list_add(&members, kids.v[k])) == 0)
+					grew = true;
+				else if (j < 0)
+					r = j;
+			}
+		}
+	}
+	pid_list_free(&members);
+	pid_list_free(&kids);
+	if (r == 0 && (r = ebpf_tree_check(t, why)) < 0)
+		return r;
+	return r < 0 ? errbuf_set(why, -r, "adding the tree of %d to the tree map: %s", (int)root,
+				  strerror(-r))
+		     : 0;
+}
+
+int ebpf_tree_check(const struct ebpf_tree *t, struct errbuf *why)
+{
+	if (__atomic_load_n(t->overflow, __ATOMIC_RELAXED) == 0)
+		return 0;
+	return errbuf_set(why, ENOSPC,
+			  "the target's tree had more than %d processes at once: the eBPF tree map is full",
+			  EBPF_TREE_MAX);
+}

@@ -1,0 +1,9 @@
+/* The tree map's size, shared by tree.bpf.h and ebpf_tree.c. */
+#ifndef IOPSAMPLE_EBPF_TREE_MAP_H
+#define IOPSAMPLE_EBPF_TREE_MAP_H
+
+/* Processes of one tree alive at once (threads do not count). Preallocated:
+ * about 1 MiB of kernel memory, and no allocation in the fork path. */
+#define EBPF_TREE_MAX 16384
+
+#endif

@@ -1,0 +1,81 @@
+/* The kernel side's view of the kernel: libbpf's helper headers and the few
+ * kernel types iopsample's programs read, declared with
+ * preserve_access_index so that libbpf relocates every field access against
+ * the running kernel's BTF when it loads the program (CO-RE).
+ *
+ * Why not a vmlinux.h: a header dumped from the build host's BTF ties the
+ * build to that kernel, and a vendored one is some 100 000 lines per
+ * architecture to declare the five fields read here. Field offsets come
+ * from the running kernel either way; a field that moved is relocated, one
+ * that is gone fails the load with libbpf's reason (ebpf_open_error). */
+#ifndef IOPSAMPLE_KERNEL_BPF_H
+#define IOPSAMPLE_KERNEL_BPF_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct thread_info {
+	unsigned long flags;
+	__u32 status;
+} __attribute__((preserve_access_index));
+
+struct signal_struct {
+	atomic_t live; /* threads of the group not yet in do_exit() */
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	struct thread_info thread_info;
+	int pid;
+	int tgid;
+	struct signal_struct *signal;
+} __attribute__((preserve_access_index));
+
+#if defined(__TARGET_ARCH_x86)
+struct pt_regs {
+	unsigned long orig_ax; /* the syscall number, -1 outside a syscall */
+} __attribute__((preserve_access_index));
+
+/* arch/x86/include/asm/thread_info.h: a 32-bit (int 0x80) syscall is active */
+#define KERNEL_TS_COMPAT 0x0002
+
+static __always_inline unsigned long kernel_syscall_nr(const struct pt_regs *regs)
+{
+	return regs->orig_ax;
+}
+
+/* A syscall of another ABI: its numbers are another table's. x32 calls
+ * carry __X32_SYSCALL_BIT in the number and fail any table bound. */
+static __always_inline int kernel_compat_syscall(void)
+{
+	return bpf_get_current_task_btf()->thread_info.status & KERNEL_TS_COMPAT;
+}
+#elif defined(__TARGET_ARCH_arm64)
+struct pt_regs {
+	int syscallno;
+} __attribute__((preserve_access_index));
+
+/* arch/arm64/include/asm/thread_info.h: TIF_32BIT, an AArch32 task */
+#define KERNEL_TIF_32BIT (1UL << 22)
+
+static __always_inline unsigned long kernel_syscall_nr(const struct pt_regs *regs)
+{
+	return (unsigned long)(long)regs->syscallno;
+}
+
+static __always_inline int kernel_compat_syscall(void)
+{
+	return (bpf_get_current_task_btf()->thread_info.flags & KERNEL_TIF_32BIT) != 0;
+}
+#else
+#error "iopsample's eBPF programs: declare this architecture's pt_regs and compat test"
+#endif
+
+#endif

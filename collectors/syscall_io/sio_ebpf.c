@@ -1,0 +1,112 @@
+/* syscall_io's eBPF backend, the user side: load syscall_io.bpf.c with the
+ * configured syscalls, attach it, seed the tree with the target (or the
+ * running tree, attached), and read the per-CPU slots at each tick. The
+ * target never stops and never knows: nothing is done inside it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ebpf/ebpf.h"
+#include "ebpf/ebpf_slots.h"
+#include "ebpf/ebpf_tree.h"
+#include "sio_backend.h"
+#include "sio_slot.h"
+#include "syscall_io.skel.h"
+
+struct sio_ebpf {
+	struct syscall_io_bpf *skel;
+	struct ebpf_tree tree;
+	struct ebpf_slots slots;
+	size_t n;
+};
+
+/* Opens and loads the programs for cfg's syscalls. */
+static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, struct errbuf *why)
+{
+	ebpf_quiet_libbpf();
+	struct syscall_io_bpf *skel = syscall_io_bpf__open();
+	if (!skel)
+		return ebpf_fail(why, -errno, "opening");
+	memset(skel->rodata->sio_index, SIO_NOT_COUNTED, sizeof(skel->rodata->sio_index));
+	for (size_t i = 0; i < cfg->n; i++) {
+		if (cfg->sys[i]->nr >= 0 && cfg->sys[i]->nr < SIO_MAX_NR)
+			skel->rodata->sio_index[cfg->sys[i]->nr] = (__u8)i;
+		skel->rodata->sio_dir[i] = (__u8)cfg->sys[i]->dir;
+	}
+	int r = ebpf_slots_size(skel->maps.sio_slots, why);
+	if (r == 0)
+		r = ebpf_load(skel->skeleton, why);
+	if (r < 0) {
+		syscall_io_bpf__destroy(skel);
+		return r;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* The whole load, verifier included, then nothing kept: what open will do
+ * fails here first, before the episode exists. */
+static int ebpf_probe(const struct sio_config *cfg, json_t *facts, struct errbuf *why)
+{
+	struct syscall_io_bpf *skel;
+	int r = ebpf_host_check(facts, why);
+	if (r == 0 && (r = load(cfg, &skel, why)) == 0)
+		syscall_io_bpf__destroy(skel);
+	return r;
+}
+
+static void ebpf_close(void *state)
+{
+	struct sio_ebpf *e = state;
+	ebpf_slots_close(&e->slots);
+	syscall_io_bpf__destroy(e->skel); /* detaches; the maps go with the fds */
+	free(e);
+}
+
+static int ebpf_open(const struct sio_config *cfg, const struct target_info *t, void **state,
+		     struct errbuf *why)
+{
+	struct sio_ebpf *e = calloc(1, sizeof(*e));
+	if (!e)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	e->n = cfg->n;
+	int r = load(cfg, &e->skel, why);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
+	/* attached before seeding: a fork or an exit of the running tree from
+	 * here on is seen (attach mode) */
+	if ((r = ebpf_tree_init(&e->tree, e->skel->obj, &e->skel->bss->tree_overflow, why)) < 0 ||
+	    (r = ebpf_attach(e->skel->skeleton, why)) < 0 ||
+	    (r = ebpf_tree_seed(&e->tree, t->pid, t->keeper == 0, why)) < 0 ||
+	    (r = ebpf_slots_open(&e->slots, e->skel->maps.sio_slots, sizeof(struct sio_slot), why)) < 0) {
+		ebpf_close(e);
+		return r;
+	}
+	*state = e;
+	return 0;
+}
+
+static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why)
+{
+	struct sio_ebpf *e = state;
+	int r = ebpf_tree_check(&e->tree, why);
+	if (r < 0)
+		return r;
+	const struct sio_slot *sum = ebpf_slots_read(&e->slots);
+	memcpy(out->calls, sum->calls, e->n * sizeof(out->calls[0]));
+	memcpy(out->bytes, sum->bytes, e->n * sizeof(out->bytes[0]));
+	memcpy(out->errors, sum->errors, e->n * sizeof(out->errors[0]));
+	memcpy(out->hist, sum->hist, sizeof(out->hist));
+	return 0;
+}
+
+const struct sio_backend sio_ebpf = {
+	.name = "ebpf",
+	.holds_target = false,
+	.probe = ebpf_probe,
+	.open = ebpf_open,
+	.snapshot = ebpf_snapshot,
+	.close = ebpf_close,
+};

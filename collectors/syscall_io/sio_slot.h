@@ -1,0 +1,26 @@
+/* What syscall_io's eBPF program and its user side (sio_ebpf.c) share: the
+ * per-CPU counters and the tables the program is loaded with. */
+#ifndef IOPSAMPLE_SIO_SLOT_H
+#define IOPSAMPLE_SIO_SLOT_H
+
+#include "ebpf/ebpf_slot.h"
+#include "syscall_io/sio_rules.h"
+
+/* Syscall numbers of the native ABI below this can be counted (the ptrace
+ * tracer's TRACER_MAX_NR). */
+#define SIO_MAX_NR 512
+/* sio_index[nr] of a syscall that is not counted */
+#define SIO_NOT_COUNTED 0xff
+
+/* One CPU's counts since the program was loaded, by counted syscall (config
+ * order), and the histograms by direction (enum io_dir). Only ever added to:
+ * the sampler takes differences. */
+struct sio_slot {
+	struct ebpf_slot_seq seq;
+	__u64 calls[SIO_MAX_SYSCALLS];
+	__u64 bytes[SIO_MAX_SYSCALLS];
+	__u64 errors[SIO_MAX_SYSCALLS];
+	__u64 hist[2][SIO_HIST_BUCKETS];
+} __attribute__((aligned(EBPF_SLOT_ALIGN)));
+
+#endif
