@@ -21,9 +21,13 @@ expect(s["proc_io"]["status"] == "ok" and s["proc_io"]["available_in_deployment"
 yama = "/proc/sys/kernel/yama/ptrace_scope"
 pt = s["syscall_io"]["ptrace"]
 expect(pt["yama_ptrace_scope"] == (int(open(yama).read()) if os.path.exists(yama) else None), "yama %s" % pt)
-# root, as in CI: everything the tracer needs works
-expect(pt == dict(pt, permitted=True, seccomp_filter=True, get_syscall_info=True), "ptrace %s" % pt)
+# root, as in CI: everything each backend needs works, and auto takes ebpf
+expect(pt == dict(pt, works=True, error=None, permitted=True, seccomp_filter=True, get_syscall_info=True), "ptrace %s" % pt)
+eb = s["syscall_io"]["ebpf"]
+expect(eb == {"works": True, "error": None, "btf": os.path.exists("/sys/kernel/btf/vmlinux"),
+              "host_pid_ns": os.stat("/proc/self/ns/pid").st_ino == 0xEFFFFFFC}, "ebpf %s" % eb)
 expect(s["syscall_io"]["status"] == "ok" and s["syscall_io"]["error"] is None, "syscall_io %s" % s["syscall_io"])
+expect(s["syscall_io"]["backend"] == "ebpf", "backend %s" % s["syscall_io"]["backend"])
 pe = s["perf_event"]
 expect("perf" in pe["pmus"], "pmus %s" % pe["pmus"])
 events = ["cycles", "instructions", "cache-references", "cache-misses", "branches",

@@ -463,12 +463,37 @@ TEST(perf_event_events)
 	bad(yaml, where, "at most 32 perf events");
 }
 
+/* sources.syscall_io.backend of the resolved config. */
+static void expect_backend(const char *yaml, const char *want)
+{
+	ok(yaml);
+	json_t *all = config_to_json(&cfg);
+	json_t *sio = json_object_get(json_object_get(all, "sources"), "syscall_io");
+	EXPECT_STR(json_string_value(json_object_get(sio, "backend")), want);
+	json_decref(all);
+	config_free(&cfg);
+}
+
+TEST(syscall_io_backend)
+{
+	expect_backend(MINIMAL "sources: {syscall_io: {}}\n", "auto");
+	expect_backend(MINIMAL "sources: {syscall_io: {backend: ebpf}}\n", "ebpf");
+	expect_backend(MINIMAL "sources: {syscall_io: {backend: ptrace}}\n", "ptrace");
+	expect_backend(MINIMAL "sources: {syscall_io: {backend: \"auto\"}}\n", "auto");
+	bad(MINIMAL "sources:\n  syscall_io:\n    backend: bpf\n", "t.yaml:5:14",
+	    "unknown syscall_io backend \"bpf\" (auto, ebpf or ptrace)");
+	bad(MINIMAL "sources: {syscall_io: {backend: EBPF}}\n", "t.yaml:3:33",
+	    "unknown syscall_io backend \"EBPF\"");
+	bad(MINIMAL "sources: {syscall_io: {backend: [ebpf]}}\n", "t.yaml:3:33", "");
+	bad(MINIMAL "sources: {syscall_io: {backend: }}\n", "t.yaml:3:33", "");
+}
+
 TEST(resolved_config_loads_back_the_same)
 {
 	ok("episode: {name: rt, duration: 90s, labels: {k: v}}\n"
 	   "target: {command: [a, b], env: {X: \"1\"}, stderr: inherit}\n"
 	   "sources: {proc_io: {interval: 1500us, required: false},\n"
-	   "          syscall_io: {syscalls: [recvmsg, write]},\n"
+	   "          syscall_io: {syscalls: [recvmsg, write], backend: ptrace},\n"
 	   "          perf_event: {interval: 10ms, events: [page-faults, cycles:u]}}\n"
 	   "output: {compression: zstd, zstd_level: 5}\n");
 	json_t *first = config_to_json(&cfg);

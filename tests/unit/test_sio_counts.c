@@ -24,6 +24,36 @@ TEST(bucket_edges_are_log2_of_the_returned_bytes)
 	}
 }
 
+/* The branch-free log2 that the eBPF program compiles, against the
+ * compiler's count of leading zeros, at every power of two, either side of
+ * it, and at pseudo-random values. */
+TEST(log2_without_clz_matches_clz)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 64; i++) {
+		uint64_t p = 1ull << i;
+		EXPECT_EQ(sio_log2(p), i);
+		EXPECT_EQ(sio_log2(p | (p - 1)), i);
+		if (i < 63)
+			EXPECT_EQ(sio_log2(p + 1), i + (i == 0));
+	}
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = x >> (i % 64);
+		if (v)
+			EXPECT_EQ(sio_log2(v), 63 - __builtin_clzll(v));
+	}
+}
+
+TEST(errors_are_the_kernels_last_4095_values)
+{
+	EXPECT(sio_is_error(-1));
+	EXPECT(sio_is_error(-4095));
+	EXPECT(!sio_is_error(-4096));
+	EXPECT(!sio_is_error(0));
+	EXPECT(!sio_is_error(1 << 30));
+}
+
 TEST(restart_codes_are_not_results)
 {
 	EXPECT(!sio_restarting(-511));

@@ -21,6 +21,12 @@
  * adds no read or write. The program is linked statically: no dynamic loader
  * reads shared libraries before main. SIGRTMIN is counted (queued signals do
  * not merge); SIGSTOP/SIGCONT and any number of them must not change a count.
+ * --wait-for-go: before any counted call, fork an elder child; both wait for
+ * SIGUSR1 to the leader, which passes it on, and then each runs a phase. An
+ * observer that attaches meanwhile finds a tree of two waiting processes,
+ * and every count comes after it: the elder's, the leader's, and those of
+ * the children, threads and spawns that follow.
+ *
  * --tag is ignored: it marks the command line so a test can find leftovers. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,7 +62,7 @@ struct counters {
 static struct counters *cnt;
 static int counters_fd = -1;
 static int threads = 3, children = 2, rounds = 4, pause_ms = 10;
-static bool exec_from_thread, spawned, phase2;
+static bool exec_from_thread, spawned, phase2, wait_for_go;
 static const char *report;
 static char **orig_argv;
 
@@ -333,6 +339,8 @@ int main(int argc, char **argv)
 			spawned = true;
 		else if (!strcmp(a, "--phase2"))
 			phase2 = true;
+		else if (!strcmp(a, "--wait-for-go"))
+			wait_for_go = true;
 		else {
 			fprintf(stderr, "sysio: unknown option %s\n", a);
 			return 64;
@@ -358,7 +366,27 @@ int main(int argc, char **argv)
 	if (!phase2)
 		atomic_fetch_add(&cnt->processes, 1);
 
+	pid_t elder = 0;
+	if (wait_for_go) {
+		sigset_t go;
+		int sig;
+		sigemptyset(&go);
+		sigaddset(&go, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &go, NULL);
+		if ((elder = fork()) < 0)
+			die("fork");
+		if (elder == 0) {
+			sigwait(&go, &sig);
+			atomic_fetch_add(&cnt->processes, 1);
+			phase();
+			_exit(0);
+		}
+		sigwait(&go, &sig);
+		kill(elder, SIGUSR1);
+	}
 	phase();
+	if (elder > 0 && waitpid(elder, NULL, 0) != elder)
+		die("waitpid");
 	if (exec_from_thread && !phase2) {
 		int p[2];
 		pthread_t t;
