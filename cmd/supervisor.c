@@ -557,7 +557,14 @@ static int exit_status(struct supervisor *s)
 	ep->status = EPISODE_COMPLETE;
 	if (attached(s) || !ep->target.exited)
 		return 0;
-	return ep->target.code == CLD_EXITED ? ep->target.status : 128 + ep->target.status;
+	if (ep->target.code == CLD_EXITED)
+		return ep->target.status;
+	/* duration ended it as asked: its stop signal, or SIGKILL after the
+	 * grace (the manifest keeps which) */
+	if (ep->target.stop_reason == STOP_DURATION &&
+	    (ep->target.status == ep->cfg->episode.stop_signal || ep->target.status == SIGKILL))
+		return 0;
+	return 128 + ep->target.status;
 }
 
 static void summary(const struct supervisor *s, int code)

@@ -1,4 +1,5 @@
-# episode.duration stops the target with stop_signal, then SIGKILL after grace.
+# episode.duration stops the target with stop_signal, then SIGKILL after grace;
+# either way `run` exits 0 (CONTRACT §2), the manifest keeps the signal.
 . "$(dirname "$0")/lib/common.sh"
 
 run() { # name episode-keys extra-args
@@ -14,7 +15,7 @@ stops_after_duration() {
 	local t0=$SECONDS c
 	run dur "" ""
 	c=$?
-	[ $c -eq 143 ] || { echo "exit $c"; return 1; }
+	[ $c -eq 0 ] || { echo "exit $c"; return 1; }
 	[ $((SECONDS - t0)) -lt 4 ] || { echo "took $((SECONDS - t0))s"; return 1; }
 	wait_untagged 1 || { echo "left running: $(tagged)"; return 1; }
 	episode_py "$WORK/episodes/dur" <<'PY'
@@ -33,7 +34,12 @@ grace_then_sigkill() {
 	run grace ", grace: 300ms, stop_signal: INT" ", --ignore-term"
 	c=$?
 	# --ignore-term ignores SIGTERM only; SIGINT is the configured stop signal
-	[ $c -eq 130 ] || { echo "exit $c"; return 1; }
+	[ $c -eq 0 ] || { echo "exit $c"; return 1; }
+	episode_py "$WORK/episodes/grace" <<'PY' || return 1
+from epi import expect
+t = ep.manifest["target"]
+expect(t["signal"] == "SIGINT" and t["stop_reason"] == "duration", "target %s" % t)
+PY
 	cat >"$WORK/hard.yaml" <<EOY
 episode: {name: hard, duration: 300ms, grace: 300ms}
 target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "60000", --ignore-term, --tag, $TAG]}
@@ -41,7 +47,7 @@ sources: {proc_io: {interval: 50ms}}
 EOY
 	"$IOPSAMPLE" run "$WORK/hard.yaml" --quiet
 	c=$?
-	[ $c -eq 137 ] || { echo "exit $c"; return 1; }
+	[ $c -eq 0 ] || { echo "exit $c"; return 1; }
 	episode_py "$WORK/episodes/hard" <<'PY'
 from epi import expect
 t = ep.manifest["target"]
@@ -50,5 +56,23 @@ expect(600e6 <= t["duration_ns"] < 2000e6, "ended after %d ns" % t["duration_ns"
 PY
 }
 
+# A target that handles the stop signal and exits gives its own status.
+handled_stop_signal() {
+	cat >"$WORK/trap.yaml" <<EOY
+episode: {name: trap, duration: 300ms}
+target: {command: "trap 'exit 3' TERM; while :; do sleep 0.05; done; echo $TAG"}
+sources: {proc_io: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/trap.yaml" --quiet
+	local c=$?
+	[ $c -eq 3 ] || { echo "exit $c"; return 1; }
+	episode_py "$WORK/episodes/trap" <<'PY'
+from epi import expect
+t = ep.manifest["target"]
+expect(t["exit_code"] == 3 and t["signal"] is None and t["stop_reason"] == "duration", "target %s" % t)
+PY
+}
+
 check duration_stops_the_target stops_after_duration
 check stop_signal_then_sigkill_after_grace grace_then_sigkill
+check a_target_that_handles_the_stop_signal_gives_its_own_status handled_stop_signal
