@@ -144,7 +144,7 @@ $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 
 bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/workloads/perfwork \
        $(BUILD)/.test-deps
-	@tools/install-deps strace
+	@tools/install-deps strace bpftrace
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
 	/usr/bin/python3 bench/perf_event.py $(BUILD)
 	/usr/bin/python3 bench/compression.py $(BUILD)

@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""syscall_io's cost: the traced workload's slowdown over untraced, side by
-side with strace on the same syscalls, all in one run.
+"""syscall_io's cost: the observed workload's slowdown over untraced, for
+both backends, side by side with bpftrace and strace counting the same
+syscalls, all in one run; then what a tick of the syscall_io sampler costs
+against proc_io's, and what the eBPF backend costs processes outside the
+target's tree.
 
     make bench            (or: python3 bench/syscall_io.py BUILD_DIR [REPEATS])
 
-For each workload the four ways of running it are interleaved REPEATS times
+For each workload the ways of running it are interleaved REPEATS times
 (default 5) and the median wall time of each is kept; slowdown = median /
-median untraced. Prints the markdown table docs/benchmarks.md holds.
+median untraced. An iopsample run is the whole `iopsample run`, start-up
+(probe, load, attach) included. bpftrace runs an in-kernel histogram of the
+same syscalls' results on raw_syscalls:sys_exit for the workload's pid
+(bpftrace 0.17 has no raw tracepoints without tracefs: mounted here if it
+is not). Prints the markdown docs/benchmarks.md holds.
 """
+import json
 import os
 import shutil
 import statistics
@@ -17,10 +25,18 @@ import tempfile
 import time
 
 SYSCALLS = "read,write,pread64,pwrite64,readv,writev,preadv,pwritev,preadv2,pwritev2"
+NRS = [0, 1, 17, 18, 19, 20, 295, 296, 327, 328]  # x86-64 numbers of SYSCALLS
+# title, mix's arguments, whether the slow ways (ptrace, strace) run it
 WORKLOADS = [
-    ("(a) I/O-heavy: 200k write(4 KiB)", ["200000", "1"]),
-    ("(b) mixed: 500k syscalls, 10% write(4 KiB)", ["500000", "10"]),
+    ("(0) start and end alone: no syscall", ["0", "1"], True),
+    ("(a) I/O-heavy: 200k write(4 KiB)", ["200000", "1"], True),
+    ("(b) mixed: 500k syscalls, 10% write(4 KiB)", ["500000", "10"], True),
+    ("(c) I/O-heavy, long: 4M write(4 KiB)", ["4000000", "1"], False),
 ]
+SLOW = ("ptrace", "strace_bpf", "strace")
+BPFTRACE = ("tracepoint:raw_syscalls:sys_exit /pid == cpid && (%s)/ { @[args->id] = hist(args->ret); }"
+            % " || ".join("args->id == %d" % n for n in NRS))
+TRACEFS = "/sys/kernel/tracing"
 
 
 def timed(argv, **kw):
@@ -29,57 +45,154 @@ def timed(argv, **kw):
     return time.monotonic() - t0
 
 
+class Episodes:
+    """iopsample runs in a scratch folder, each under a name of its own."""
+
+    def __init__(self, build, work):
+        self.iopsample = os.path.join(build, "iopsample")
+        self.work = work
+        self.n = 0
+
+    def config(self, command, sources, duration=None):
+        self.n += 1
+        name = "b%d" % self.n
+        path = os.path.join(self.work, name + ".yaml")
+        with open(path, "w") as f:
+            f.write("episode: {name: %s, output_dir: %s%s}\n" % (
+                name, self.work, ", duration: %s" % duration if duration else ""))
+            f.write("target: {command: %s, stdout: \"null\"}\n" % json.dumps(command))
+            f.write("sources: %s\n" % json.dumps(sources))
+        return path, os.path.join(self.work, name)
+
+    def run(self, command, sources, duration=None):
+        path, episode = self.config(command, sources, duration)
+        t = timed([self.iopsample, "run", path, "--quiet"])
+        return t, json.load(open(os.path.join(episode, "manifest.json")))
+
+
+def host():
+    cpu = open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].split("\n")[0].strip()
+    v = lambda argv: subprocess.run(argv, capture_output=True, text=True).stdout.split("\n")[0]
+    return "Host: %s, %d CPUs, kernel %s; %s; %s." % (
+        cpu, os.cpu_count(), os.uname().release, v(["strace", "-V"]), v(["bpftrace", "--version"]))
+
+
+def slowdowns(ep, mix, repeats):
+    print("| workload | untraced | iopsample, ebpf | iopsample, ptrace | bpftrace hist() | "
+          "strace -f -c --seccomp-bpf | strace -f |")
+    print("|---|---|---|---|---|---|---|")
+    ratios = []
+    for title, args, slow_too in WORKLOADS:
+        sio = lambda backend: {"syscall_io": {"interval": "100ms", "backend": backend}}
+        ways = {
+            "untraced": lambda: timed([mix] + args),
+            "ebpf": lambda: ep.run([mix] + args, sio("ebpf"))[0],
+            "ptrace": lambda: ep.run([mix] + args, sio("ptrace"))[0],
+            "bpftrace": lambda: timed(["bpftrace", "-e", BPFTRACE, "-c", " ".join([mix] + args)]),
+            "strace_bpf": lambda: timed(["strace", "-f", "-c", "--seccomp-bpf", "-e", "trace=" + SYSCALLS,
+                                         "-o", "/dev/null", mix] + args),
+            "strace": lambda: timed(["strace", "-f", "-e", "trace=" + SYSCALLS, "-o", "/dev/null", mix] + args),
+        }
+        if not slow_too:
+            ways = {k: w for k, w in ways.items() if k not in SLOW}
+        times = {k: [] for k in ways}
+        for _ in range(repeats):
+            for k, run in ways.items():
+                times[k].append(run())
+        med = {k: statistics.median(v) for k, v in times.items()}
+        slow = {k: med[k] / med["untraced"] for k in med}
+        cell = lambda k: "%.3f s (%.2f×)" % (med[k], slow[k]) if k in med else "not run"
+        print("| %s | %.3f s | %s |" % (title, med["untraced"], " | ".join(
+            cell(k) for k in ("ebpf", "ptrace", "bpftrace", "strace_bpf", "strace"))))
+        ratios.append((title, args, med, slow))
+    print()
+    start = ratios[0][2]
+    for title, args, med, s in ratios[1:]:
+        line = "- %s: ebpf's slowdown is %.2f× bpftrace's" % (title.split(":")[0], s["ebpf"] / s["bpftrace"])
+        if "ptrace" in s:
+            line += "; its overhead (slowdown − 1) is 1/%.0f of ptrace's; ptrace's slowdown is %.2f× " \
+                    "strace --seccomp-bpf's" % ((s["ptrace"] - 1) / max(s["ebpf"] - 1, 1e-9),
+                                                s["ptrace"] / s["strace_bpf"])
+        calls = int(args[0])
+        line += "; less the start and end of (0), each syscall costs ebpf %.0f ns more" % (
+            ((med["ebpf"] - start["ebpf"]) - (med["untraced"] - start["untraced"])) / calls * 1e9)
+        if "ptrace" in med:
+            line += " and ptrace %.1f µs" % (
+                ((med["ptrace"] - start["ptrace"]) - (med["untraced"] - start["untraced"])) / calls * 1e6)
+        print(line + ".")
+
+
+def tick_cost(ep, mix, repeats):
+    """CPU per tick of each sampler, from the manifests, with proc_io and
+    syscall_io sampling the same busy target at 10 ms: the difference
+    between a 6 s and a 1 s episode, so the start (the eBPF load, proc_io's
+    first walk) and the end cancel out."""
+    print()
+    print("Sampler CPU per 10 ms tick: proc_io and syscall_io on the same busy target (`mix` in a "
+          "shell loop), (CPU of a 6 s episode − CPU of a 1 s one) / (rows − rows), median of %d:"
+          % repeats)
+    print()
+    print("| sampler | CPU per tick |")
+    print("|---|---|")
+    per_tick = {}
+    loop = ["/bin/sh", "-c", "while :; do %s 200000 10; done" % mix]
+    for _ in range(repeats):
+        for backend in ("ebpf", "ptrace"):
+            runs = [ep.run(loop, {"proc_io": {"interval": "10ms"},
+                                  "syscall_io": {"interval": "10ms", "backend": backend}}, d)[1]
+                    for d in ("1s", "6s")]
+            for name, key in (("proc_io", "proc_io, beside syscall_io %s" % backend),
+                              ("syscall_io", "syscall_io, %s" % backend)):
+                short, long = (m["sources"][name] for m in runs)
+                per_tick.setdefault(key, []).append(
+                    (long["cpu_ns"] - short["cpu_ns"]) / (long["rows"] - short["rows"]))
+    for key in sorted(per_tick):
+        print("| %s | %.1f µs |" % (key, statistics.median(per_tick[key]) / 1000))
+    e, p = (statistics.median(per_tick[k]) for k in ("syscall_io, ebpf", "proc_io, beside syscall_io ebpf"))
+    print()
+    print("- the ebpf sampler's CPU per tick is %.2f× proc_io's. (The ptrace sampler's holds its "
+          "tracer thread, whose work follows the target's syscalls, not the ticks.)" % (e / p))
+
+
+def host_cost(ep, mix, repeats):
+    """What processes outside the tree pay while the eBPF backend is
+    attached: every syscall exit on the host runs the program's first test."""
+    args = ["2000000", "1000000"]  # 2M syscalls, almost all getppid
+    times = {"alone": [], "beside": []}
+    for _ in range(repeats):
+        times["alone"].append(timed([mix] + args))
+        path, _ = ep.config(["sleep", "30"], {"syscall_io": {"interval": "100ms", "backend": "ebpf"}})
+        beside = subprocess.Popen([ep.iopsample, "run", path, "--quiet"])
+        time.sleep(0.5)  # loaded and attached
+        times["beside"].append(timed([mix] + args))
+        beside.terminate()
+        beside.wait()
+    a, b = (statistics.median(times[k]) for k in ("alone", "beside"))
+    print()
+    print("- outside the tree: 2M syscalls of another process took %.3f s alone and %.3f s while an "
+          "ebpf episode ran (%.2f×, %.0f ns per syscall exit)." % (a, b, b / a, (b - a) / 2e6 * 1e9))
+
+
 def main():
     sys.stdout.reconfigure(line_buffering=True)  # rows appear as they are measured
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     mix = os.path.join(build, "bench", "mix")
-    iopsample = os.path.join(build, "iopsample")
     work = tempfile.mkdtemp(prefix="iopsample-bench.")
-    strace_v = subprocess.run(["strace", "-V"], capture_output=True, text=True).stdout.split("\n")[0]
-    print("Host: %s, %d CPUs, kernel %s; %s; median of %d interleaved runs.\n" % (
-        open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].split("\n")[0].strip(),
-        os.cpu_count(), os.uname().release, strace_v, repeats))
-    print("| workload | untraced | iopsample syscall_io | strace -f -c --seccomp-bpf | strace -f |")
-    print("|---|---|---|---|---|")
-    ratios = []
+    mounted = False
+    if not os.path.exists(os.path.join(TRACEFS, "events")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+        mounted = True
+    print(host() + " Median of %d interleaved runs.\n" % repeats)
     try:
-        for wi, (title, args) in enumerate(WORKLOADS):
-            ways = {
-                "untraced": lambda: timed([mix] + args),
-                "iopsample": None,
-                "strace_bpf": lambda: timed(["strace", "-f", "-c", "--seccomp-bpf", "-e",
-                                             "trace=" + SYSCALLS, "-o", "/dev/null", mix] + args),
-                "strace": lambda: timed(["strace", "-f", "-e", "trace=" + SYSCALLS, "-o",
-                                         "/dev/null", mix] + args),
-            }
-            times = {k: [] for k in ways}
-            for r in range(repeats):
-                for k, run in ways.items():
-                    if k == "iopsample":
-                        cfg = os.path.join(work, "b.yaml")
-                        with open(cfg, "w") as f:
-                            f.write("episode: {name: b%d-%d, output_dir: %s}\n"
-                                    "target: {command: [%s, %s, %s], stdout: \"null\"}\n"
-                                    "sources: {syscall_io: {interval: 100ms}}\n"
-                                    % (wi, r, work, mix, args[0], args[1]))
-                        times[k].append(timed([iopsample, "run", cfg, "--quiet"]))
-                    else:
-                        times[k].append(run())
-            med = {k: statistics.median(v) for k, v in times.items()}
-            slow = {k: med[k] / med["untraced"] for k in med}
-            cell = lambda k: "%.3f s (%.2f×)" % (med[k], slow[k])
-            print("| %s | %.3f s | %s | %s | %s |" % (title, med["untraced"], cell("iopsample"),
-                                                     cell("strace_bpf"), cell("strace")))
-            ratios.append((title, slow))
+        ep = Episodes(build, work)
+        slowdowns(ep, mix, repeats)
+        tick_cost(ep, mix, repeats)
+        host_cost(ep, mix, repeats)
     finally:
         shutil.rmtree(work)
-    print()
-    for title, s in ratios:
-        print("- %s: iopsample's slowdown is %.2f× strace --seccomp-bpf's; plain strace's is %.1f× "
-              "iopsample's (overhead over untraced: %.1f× less)." % (
-                  title.split(":")[0], s["iopsample"] / s["strace_bpf"], s["strace"] / s["iopsample"],
-                  (s["strace"] - 1) / (s["iopsample"] - 1)))
+        if mounted:
+            subprocess.run(["umount", TRACEFS])
 
 
 if __name__ == "__main__":
