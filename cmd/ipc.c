@@ -31,11 +31,15 @@ int ipc_recv(int fd, json_t **msg)
 {
 	static char buf[IPC_MAX];
 	ssize_t n;
+	/* A peer that closed with a message of ours unread leaves ECONNRESET
+	 * pending, and the kernel reports it before what the peer sent last (a
+	 * sampler's "failed" after the supervisor's "stop"). Reading it clears
+	 * it: the next recv gives the messages still queued, then 0. */
 	do
 		n = recv(fd, buf, sizeof(buf) - 1, 0);
-	while (n < 0 && errno == EINTR);
+	while (n < 0 && (errno == EINTR || errno == ECONNRESET));
 	if (n < 0)
-		return errno == ECONNRESET ? -EPIPE : -errno;
+		return -errno;
 	if (n == 0)
 		return -EPIPE;
 	*msg = json_loadb(buf, (size_t)n, 0, NULL);

@@ -6,9 +6,18 @@
 
 SYSIO=$WORKLOADS/sysio
 
-# The target's pid, from the first manifest of a running episode.
+# The target's pid, from the manifest of a running episode: the rewrite
+# that holds it follows the release, so the first rows may come before it.
 target_pid() {
-	"$PY" -c "import json, sys; print(json.load(open(sys.argv[1] + '/manifest.json'))['target']['pid'])" "$1"
+	"$PY" - "$1" <<'PY'
+import json, sys, time
+for _ in range(500):
+    pid = json.load(open(sys.argv[1] + "/manifest.json"))["target"]["pid"]
+    if pid:
+        break
+    time.sleep(0.01)
+print(pid)
+PY
 }
 
 # Stopped, by a signal or as a tracee in a group stop (T or t).
