@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ebpf_tree_map.h"
+#include "pidmap.h"
 #include "procfs.h"
 
 int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *overflow,
@@ -45,14 +46,6 @@ static int join(struct ebpf_tree *t, pid_t pid, pid_t parent)
 	return 0;
 }
 
-static bool listed(const struct pid_list *l, pid_t pid)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i] == pid)
-			return true;
-	return false;
-}
-
 int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct errbuf *why)
 {
 	int r = join(t, root, 0);
@@ -64,7 +57,10 @@ int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct err
 		return 0;
 
 	struct pid_list members = {0}, kids = {0};
+	struct pidmap joined = {0}; /* members, to look up */
 	r = pid_list_add(&members, root);
+	if (r == 0 && (r = pidmap_add(&joined, root, 0)) > 0)
+		r = 0;
 	for (bool grew = true; grew && r == 0;) {
 		grew = false;
 		for (size_t i = 0; r == 0 && i < members.n; i++) {
@@ -74,11 +70,14 @@ int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct err
 			    procfs_children(members.v[i], st.num_threads, &kids) < 0)
 				continue; /* gone: its exit took it out */
 			for (size_t k = 0; r == 0 && k < kids.n; k++) {
-				if (listed(&members, kids.v[k]))
+				if (pidmap_get(&joined, kids.v[k]))
 					continue;
 				int j = join(t, kids.v[k], members.v[i]);
-				if (j > 0 && (r = pid_list_add(&members, kids.v[k])) == 0)
+				if (j > 0 && (r = pid_list_add(&members, kids.v[k])) == 0 &&
+				    (r = pidmap_add(&joined, kids.v[k], 0)) >= 0) {
+					r = 0;
 					grew = true;
+				}
 				else if (j < 0)
 					r = j;
 			}
@@ -86,6 +85,7 @@ int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct err
 	}
 	pid_list_free(&members);
 	pid_list_free(&kids);
+	pidmap_free(&joined);
 	if (r == 0 && (r = ebpf_tree_check(t, why)) < 0)
 		return r;
 	return r < 0 ? errbuf_set(why, -r, "adding the tree of %d to the tree map: %s", (int)root,
