@@ -79,6 +79,8 @@ $(BUILD)/bpf/%.bpf.o: collectors/*/%.bpf.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
+# kept: an intermediate would be deleted, and announced, after make check's tally
+.SECONDARY: $(SKELS:$(BUILD)/gen/%.skel.h=$(BUILD)/bpf/%.bpf.o)
 $(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	bpftool gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
