@@ -1,0 +1,171 @@
+/* Block device selection: names and numbers resolved through sysfs. */
+#define _GNU_SOURCE
+#include "block_devices.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The first line of a small sysfs file, without its newline. */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	int r = fgets(buf, (int)size, f) ? 0 : -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return r;
+}
+
+/* A name sysfs could hold: no path separators, not "." or "..". */
+static bool plain_name(const char *s)
+{
+	return *s && strlen(s) < BLK_NAME_MAX && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* Copies a name that plain_name() accepted. */
+static void copy_name(char out[BLK_NAME_MAX], const char *name)
+{
+	size_t n = strnlen(name, BLK_NAME_MAX - 1);
+	memcpy(out, name, n);
+	out[n] = '\0';
+}
+
+/* "major:minor" to its /sys/dev/block link's target name. */
+static int name_of_numbers(const char *sysfs, const char *spec, char name[BLK_NAME_MAX])
+{
+	unsigned major, minor;
+	int end = 0;
+	if (sscanf(spec, "%u:%u%n", &major, &minor, &end) != 2 || spec[end] != '\0')
+		return -EINVAL;
+	char path[PATH_MAX], target[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs, major, minor);
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	const char *base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!plain_name(base))
+		return -ENOENT;
+	copy_name(name, base);
+	return 0;
+}
+
+/* Fills dev from /sys/class/block/<name>: its numbers, and its disk when
+ * it is a partition (the folder that holds the partition's folder). */
+static int resolve(const char *sysfs, const char *name, struct blk_dev *dev)
+{
+	char path[PATH_MAX], line[64];
+	*dev = (struct blk_dev){.in_totals = true};
+	copy_name(dev->name, name);
+	snprintf(path, sizeof(path), "%s/class/block/%s/dev", sysfs, name);
+	int r = read_line(path, line, sizeof(line));
+	if (r < 0)
+		return r == -ENOTDIR ? -ENOENT : r;
+	if (sscanf(line, "%u:%u", &dev->major, &dev->minor) != 2)
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/class/block/%s/partition", sysfs, name);
+	if (access(path, F_OK) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/class/block/%s/..", sysfs, name);
+	char *up = realpath(path, NULL);
+	if (!up)
+		return -errno;
+	const char *base = strrchr(up, '/');
+	base = base ? base + 1 : up;
+	r = plain_name(base) ? 0 : -ENOENT;
+	if (r == 0)
+		copy_name(dev->disk, base);
+	free(up);
+	return r;
+}
+
+/* A partition is counted in the totals only while its disk is not. */
+static void settle_totals(struct blk_devices *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		d->dev[i].in_totals = true;
+		for (size_t j = 0; j < d->n && d->dev[i].disk[0]; j++)
+			if (!strcmp(d->dev[j].name, d->dev[i].disk))
+				d->dev[i].in_totals = false;
+	}
+}
+
+int blk_devices_find(const struct blk_devices *d, unsigned major, unsigned minor)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->dev[i].major == major && d->dev[i].minor == minor)
+			return (int)i;
+	return -1;
+}
+
+static int push(struct blk_devices *d, const struct blk_dev *dev, const char *spec,
+		struct errbuf *why)
+{
+	int at = blk_devices_find(d, dev->major, dev->minor);
+	if (at >= 0)
+		return errbuf_set(why, EEXIST, "block device \"%s\" is %s, listed already", spec,
+				  d->dev[at].name);
+	if (d->n == BLK_MAX_DEVICES)
+		return errbuf_set(why, E2BIG, "more than %d block devices", BLK_MAX_DEVICES);
+	d->dev[d->n++] = *dev;
+	settle_totals(d);
+	return 0;
+}
+
+int blk_devices_add(struct blk_devices *d, const char *sysfs, const char *spec,
+		    struct errbuf *why)
+{
+	char name[BLK_NAME_MAX];
+	int r = 0;
+	if (strchr(spec, ':'))
+		r = name_of_numbers(sysfs, spec, name);
+	else if (plain_name(spec))
+		copy_name(name, spec);
+	else
+		r = -ENOENT;
+	struct blk_dev dev;
+	if (r == 0)
+		r = resolve(sysfs, name, &dev);
+	if (r == -ENOENT || r == -EINVAL)
+		return errbuf_set(why, ENOENT, "no block device \"%s\" (%s/class/block names them)",
+				  spec, sysfs);
+	if (r < 0)
+		return errbuf_set(why, -r, "block device \"%s\": %s", spec, strerror(-r));
+	return push(d, &dev, spec, why);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int blk_devices_default(struct blk_devices *d, const char *sysfs, struct errbuf *why)
+{
+	char path[PATH_MAX], line[64];
+	snprintf(path, sizeof(path), "%s/block", sysfs);
+	struct dirent **names;
+	int n = scandir(path, &names, NULL, by_name);
+	if (n < 0)
+		return errbuf_set(why, errno, "%s: %s", path, strerror(errno));
+	int r = 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		snprintf(path, sizeof(path), "%s/block/%s/size", sysfs, name);
+		unsigned long long sectors;
+		struct blk_dev dev;
+		if (r == 0 && plain_name(name) && read_line(path, line, sizeof(line)) == 0 &&
+		    sscanf(line, "%llu", &sectors) == 1 && sectors > 0 &&
+		    resolve(sysfs, name, &dev) == 0)
+			r = push(d, &dev, name, why);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
