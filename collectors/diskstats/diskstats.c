@@ -1,0 +1,311 @@
+/* diskstats: /proc/diskstats deltas for the selected block devices, as
+ * iostat reads them. Deployable: it needs nothing but /proc.
+ *
+ * Each sample reads the whole file once (pread from 0 on a descriptor kept
+ * open), takes every selected device's change since the previous sample,
+ * and adds the devices counted in the totals (a partition beside its disk
+ * is not counted twice). A device gone from the file keeps its keys, null
+ * from then on. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "block/block_devices.h"
+#include "clock.h"
+#include "collector.h"
+#include "diskstats_line.h"
+
+#define DISKSTATS "/proc/diskstats"
+#define SYSFS "/sys"
+
+struct ds_config {
+	bool chosen; /* devices given; else every whole disk at open */
+	struct blk_devices devs;
+};
+
+/* The row's fields: a counter's change, sectors as bytes, a level, or the
+ * share of the interval a device was busy. */
+enum ds_kind { DK_COUNT, DK_BYTES, DK_LEVEL };
+static const struct {
+	const char *name;
+	enum ds_field f;
+	enum ds_kind kind;
+} fields[] = {
+	{"read_ops", DS_READ_OPS, DK_COUNT},
+	{"read_merges", DS_READ_MERGES, DK_COUNT},
+	{"read_bytes", DS_READ_SECTORS, DK_BYTES},
+	{"read_time_ms", DS_READ_MS, DK_COUNT},
+	{"write_ops", DS_WRITE_OPS, DK_COUNT},
+	{"write_merges", DS_WRITE_MERGES, DK_COUNT},
+	{"write_bytes", DS_WRITE_SECTORS, DK_BYTES},
+	{"write_time_ms", DS_WRITE_MS, DK_COUNT},
+	{"discard_ops", DS_DISCARD_OPS, DK_COUNT},
+	{"discard_merges", DS_DISCARD_MERGES, DK_COUNT},
+	{"discard_bytes", DS_DISCARD_SECTORS, DK_BYTES},
+	{"discard_time_ms", DS_DISCARD_MS, DK_COUNT},
+	{"flush_ops", DS_FLUSH_OPS, DK_COUNT},
+	{"flush_time_ms", DS_FLUSH_MS, DK_COUNT},
+	{"in_flight", DS_IN_FLIGHT, DK_LEVEL},
+	{"io_time_ms", DS_IO_MS, DK_COUNT},
+	{"weighted_io_time_ms", DS_WEIGHTED_MS, DK_COUNT},
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+struct diskstats {
+	struct blk_devices devs;
+	int fd;
+	char *buf;
+	size_t cap;
+	int64_t prev_ns;
+	struct ds_line *prev, *now; /* per device: the previous and this sample's lines */
+	bool *seen, *gone;
+	json_t *total, **dev; /* the objects the values go in: the row, by_device.<name> */
+};
+
+static void init(void *priv)
+{
+	(void)priv;
+}
+
+static int add_device(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t *item)
+{
+	struct ds_config *cfg = arg;
+	struct errbuf why;
+	if (blk_devices_add(&cfg->devs, SYSFS, name, &why) < 0)
+		return cfg_fail(c, item, "%s", why.msg);
+	return 0;
+}
+
+static int parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
+{
+	struct ds_config *cfg = priv;
+	if (strcmp(key, "devices"))
+		return -ENOENT;
+	cfg->devs.n = 0;
+	cfg->chosen = true;
+	return cfg_each_name(c, v, key, "block device", add_device, cfg);
+}
+
+static void describe(const void *priv, json_t *out)
+{
+	const struct ds_config *cfg = priv;
+	json_t *names = json_array();
+	for (size_t i = 0; i < cfg->devs.n; i++)
+		json_array_append_new(names, json_string(cfg->devs.dev[i].name));
+	json_object_set_new(out, "devices", cfg->chosen ? names : (json_decref(names), json_null()));
+}
+
+/* The whole file in p->buf, NUL-terminated. */
+static int read_all(struct diskstats *p)
+{
+	size_t len = 0;
+	for (;;) {
+		if (p->cap - len < 4096) {
+			size_t cap = p->cap ? p->cap * 2 : 16384;
+			char *b = realloc(p->buf, cap);
+			if (!b)
+				return -ENOMEM;
+			p->buf = b;
+			p->cap = cap;
+		}
+		ssize_t n = pread(p->fd, p->buf + len, p->cap - len - 1, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	p->buf[len] = '\0';
+	return 0;
+}
+
+/* This sample's line of every device; seen[i] false for a device absent. */
+static int read_lines(struct diskstats *p, struct ds_line *now, bool *seen, struct errbuf *why)
+{
+	int r = read_all(p);
+	if (r < 0)
+		return errbuf_set(why, -r, DISKSTATS ": %s", strerror(-r));
+	memset(seen, 0, p->devs.n * sizeof(*seen));
+	for (char *line = p->buf, *end; *line; line = end) {
+		end = strchrnul(line, '\n');
+		bool more = *end == '\n';
+		*end = '\0';
+		struct ds_line l;
+		int at;
+		if (ds_parse_line(line, &l) == 0 &&
+		    (at = blk_devices_find(&p->devs, l.major, l.minor)) >= 0) {
+			now[at] = l;
+			seen[at] = true;
+		}
+		end += more;
+	}
+	return 0;
+}
+
+static void ds_close(void *state)
+{
+	struct diskstats *p = state;
+	if (!p)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->buf);
+	free(p->prev);
+	free(p->now);
+	free(p->seen);
+	free(p->gone);
+	free(p->dev);
+	free(p);
+}
+
+static int ds_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+{
+	(void)sc;
+	(void)manifest;
+	if (access(DISKSTATS, R_OK) < 0)
+		return errbuf_set(why, errno, DISKSTATS ": %s", strerror(errno));
+	return 0;
+}
+
+/* Sets obj's fields to the change of the devices in[] (their lines in
+ * now[], against prev[]) over elapsed_ms. A counter is null when no device
+ * contributes it (absent, or not on this kernel's lines); util_pct is the
+ * devices' mean busy share, capped at 100 as iostat does. */
+static void put_values(const struct diskstats *p, json_t *obj, const size_t *in, size_t nin,
+		       double elapsed_ms)
+{
+	for (size_t i = 0; i < NFIELDS; i++) {
+		uint64_t sum = 0;
+		bool known = false;
+		for (size_t k = 0; k < nin; k++) {
+			size_t d = in[k];
+			if (fields[i].f >= p->now[d].n || fields[i].f >= p->prev[d].n)
+				continue;
+			known = true;
+			sum += fields[i].kind == DK_LEVEL ? p->now[d].v[fields[i].f]
+			       : ds_delta(&p->prev[d], &p->now[d], fields[i].f) *
+					 (fields[i].kind == DK_BYTES ? 512 : 1);
+		}
+		json_object_set_new(obj, fields[i].name, known ? json_integer((json_int_t)sum) : json_null());
+	}
+	json_t *util = json_null();
+	json_t *io = json_object_get(obj, "io_time_ms");
+	if (json_is_integer(io) && nin > 0 && elapsed_ms > 0) {
+		double pct = 100.0 * (double)json_integer_value(io) / (elapsed_ms * (double)nin);
+		util = json_real(pct > 100 ? 100 : pct);
+	}
+	json_object_set_new(obj, "util_pct", util);
+}
+
+static void fill_row(struct diskstats *p, double elapsed_ms)
+{
+	size_t in[BLK_MAX_DEVICES], nin = 0;
+	for (size_t d = 0; d < p->devs.n; d++) {
+		size_t one = d;
+		put_values(p, p->dev[d], &one, p->gone[d] ? 0 : 1, elapsed_ms);
+		if (!p->gone[d] && p->devs.dev[d].in_totals)
+			in[nin++] = d;
+	}
+	put_values(p, p->total, in, nin, elapsed_ms);
+}
+
+/* Reads this sample; a device absent now is gone for good (its numbers may
+ * come back as another device). */
+static int take(struct diskstats *p, struct errbuf *why)
+{
+	int r = read_lines(p, p->now, p->seen, why);
+	if (r < 0)
+		return r;
+	for (size_t d = 0; d < p->devs.n; d++)
+		if (!p->seen[d])
+			p->gone[d] = true;
+	return 0;
+}
+
+static int ds_open(const struct source_config *sc, const struct target_info *t, json_t *row,
+		   json_t *manifest, void **state, struct errbuf *why)
+{
+	(void)t;
+	const struct ds_config *cfg = sc->priv;
+	struct diskstats *p = calloc(1, sizeof(*p));
+	if (!p)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	p->fd = -1;
+	int r = 0;
+	if (cfg->chosen)
+		p->devs = cfg->devs;
+	else
+		r = blk_devices_default(&p->devs, SYSFS, why);
+	size_t n = p->devs.n ? p->devs.n : 1;
+	if (r == 0 && (!(p->prev = calloc(n, sizeof(*p->prev))) || !(p->now = calloc(n, sizeof(*p->now))) ||
+		       !(p->seen = calloc(n, sizeof(*p->seen))) || !(p->gone = calloc(n, sizeof(*p->gone))) ||
+		       !(p->dev = calloc(n, sizeof(*p->dev)))))
+		r = errbuf_set(why, ENOMEM, "out of memory");
+	if (r == 0 && (p->fd = open(DISKSTATS, O_RDONLY | O_CLOEXEC)) < 0)
+		r = errbuf_set(why, errno, DISKSTATS ": %s", strerror(errno));
+	if (r == 0)
+		r = take(p, why);
+	for (size_t d = 0; r == 0 && d < p->devs.n; d++)
+		if (p->gone[d])
+			r = errbuf_set(why, ENODEV, "block device %s (%u:%u) is not in " DISKSTATS,
+				       p->devs.dev[d].name, p->devs.dev[d].major, p->devs.dev[d].minor);
+	if (r < 0) {
+		ds_close(p);
+		return r;
+	}
+	memcpy(p->prev, p->now, p->devs.n * sizeof(*p->prev));
+	p->prev_ns = clock_mono_ns();
+
+	/* the row's keys, fixed from here on: the totals, then by_device */
+	json_t *devices = json_array(), *by = json_object();
+	p->total = row;
+	for (size_t d = 0; d < p->devs.n; d++) {
+		p->dev[d] = json_object();
+		json_object_set_new(by, p->devs.dev[d].name, p->dev[d]);
+		json_array_append_new(devices, json_pack("{s:s, s:s++, s:b}", "name", p->devs.dev[d].name,
+							 "dev", "", "", "in_totals",
+							 p->devs.dev[d].in_totals));
+		char numbers[24];
+		snprintf(numbers, sizeof(numbers), "%u:%u", p->devs.dev[d].major, p->devs.dev[d].minor);
+		json_object_set_new(json_array_get(devices, d), "dev", json_string(numbers));
+	}
+	fill_row(p, 0);
+	json_object_set_new(row, "by_device", by);
+	json_object_set_new(manifest, "devices", devices);
+	*state = p;
+	return 0;
+}
+
+static int ds_sample(void *state, struct errbuf *why)
+{
+	struct diskstats *p = state;
+	int r = take(p, why);
+	if (r < 0)
+		return r;
+	int64_t now = clock_mono_ns();
+	fill_row(p, (double)(now - p->prev_ns) / 1e6);
+	for (size_t d = 0; d < p->devs.n; d++)
+		if (!p->gone[d])
+			p->prev[d] = p->now[d];
+	p->prev_ns = now;
+	return 0;
+}
+
+const struct collector_ops diskstats_ops = {
+	.name = "diskstats",
+	.available_in_deployment = true,
+	.priv_size = sizeof(struct ds_config),
+	.init = init,
+	.parse_key = parse_key,
+	.describe = describe,
+	.probe = ds_probe,
+	.open = ds_open,
+	.sample = ds_sample,
+	.close = ds_close,
+};
