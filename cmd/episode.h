@@ -37,7 +37,9 @@ struct source_run {
 	uint64_t missed_ticks;
 	char error[512];
 	int err; /* errno of the failure, 0 if none */
-	json_t *details; /* what the source said about its start, for its manifest entry */
+	json_t *details; /* what the source said, for its manifest entry (its "warnings"
+			    go to the episode's) */
+	size_t warned;   /* details' warnings already in the episode's */
 	int64_t cpu_ns;  /* CPU time its sampler used; -1 until it is reaped */
 };
 

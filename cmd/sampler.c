@@ -29,6 +29,7 @@ struct sampler {
 	uint64_t missed;  /* grid ticks that passed without a row */
 	size_t nkeys;     /* the row's keys, fixed at open */
 	json_t *row;
+	json_t *manifest; /* the source's manifest entry, sent again with its last word */
 	json_t *seq, *t_mono, *t_wall, *interval;
 };
 
@@ -54,10 +55,12 @@ static json_t *envelope(struct sampler *s, const struct config *cfg)
 	return row;
 }
 
+/* A last message: the counts, and the manifest entry as the source left it
+ * (a warning it added while sampling). */
 static json_t *counts(const struct sampler *s, const char *kind)
 {
-	return json_pack("{s:s, s:I, s:I}", "msg", kind, "rows", (json_int_t)s->w.rows,
-			 "missed_ticks", (json_int_t)s->missed);
+	return json_pack("{s:s, s:I, s:I, s:O}", "msg", kind, "rows", (json_int_t)s->w.rows,
+			 "missed_ticks", (json_int_t)s->missed, "manifest", s->manifest);
 }
 
 /* The source or its file failed mid-episode: say why, keep what was written. */
@@ -225,7 +228,7 @@ void sampler_main(struct sampler_args *a)
 	signal(SIGPIPE, SIG_IGN);
 
 	s.row = envelope(&s, a->cfg);
-	json_t *manifest = json_object();
+	json_t *manifest = s.manifest = json_object();
 	int r = a->sc->ops->open(a->sc, &a->target, s.row, manifest, &s.state, &why);
 	if (r == 0) {
 		jsonl_file_name(a->sc->ops->name, a->cfg->output.compression, file, sizeof(file));
@@ -236,13 +239,13 @@ void sampler_main(struct sampler_args *a)
 	}
 	close(keep[1]);
 	if (r < 0) {
-		ipc_send(s.sock, json_pack("{s:s, s:s, s:i, s:o}", "msg", "unavailable", "error",
+		ipc_send(s.sock, json_pack("{s:s, s:s, s:i, s:O}", "msg", "unavailable", "error",
 					   why.msg, "errno", -r, "manifest", manifest));
 		_exit(0);
 	}
 	s.nkeys = json_object_size(s.row);
 	ipc_send(s.sock,
-		 json_pack("{s:s, s:s, s:o}", "msg", "ready", "file", file, "manifest", manifest));
+		 json_pack("{s:s, s:s, s:O}", "msg", "ready", "file", file, "manifest", manifest));
 
 	if (!wait_start(&s)) {
 		a->sc->ops->close(s.state);

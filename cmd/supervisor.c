@@ -172,13 +172,26 @@ static void set_error(struct source_run *src, int err, const char *msg)
 	snprintf(src->error, sizeof(src->error), "%s", msg);
 }
 
+/* A sampler's manifest entry, the newest it sent; warnings it added go to
+ * the episode's, once each. */
+static void take_details(struct supervisor *s, struct source_run *src, json_t *details)
+{
+	if (!json_is_object(details))
+		return;
+	json_decref(src->details);
+	src->details = json_incref(details);
+	json_t *said = json_object_get(details, "warnings");
+	for (; src->warned < json_array_size(said); src->warned++)
+		warn(s, "%s: %s", src->sc->ops->name,
+		     json_string_value(json_array_get(said, src->warned)));
+	json_object_del(details, "warnings");
+}
+
 /* Applies a sampler's message; true when it was its last. */
-static bool sampler_message(struct source_run *src, json_t *m)
+static bool sampler_message(struct supervisor *s, struct source_run *src, json_t *m)
 {
 	const char *kind = ipc_kind(m);
-	json_t *details = json_object_get(m, "manifest");
-	if (json_is_object(details) && !src->details)
-		src->details = json_incref(details);
+	take_details(s, src, json_object_get(m, "manifest"));
 	if (!strcmp(kind, "ready")) {
 		src->status = SOURCE_OK;
 		snprintf(src->file, sizeof(src->file), "%s",
@@ -262,7 +275,7 @@ static void sampler_readable(struct supervisor *s, struct source_run *src)
 	if (r == -EAGAIN)
 		return;
 	if (r == 0) {
-		bool last = sampler_message(src, m);
+		bool last = sampler_message(s, src, m);
 		json_decref(m);
 		if (!last)
 			return;
@@ -317,7 +330,7 @@ static void await_ready(struct supervisor *s)
 				continue;
 			json_t *m;
 			if (ipc_recv(who[i]->sock, &m) == 0) {
-				sampler_message(who[i], m);
+				sampler_message(s, who[i], m);
 				json_decref(m);
 			} else {
 				who[i]->status = SOURCE_UNAVAILABLE;

@@ -19,7 +19,11 @@
  *              fields to the row (the same keys for the whole episode), and
  *              anything the manifest should say about how it opened (which
  *              perf events count) to an object that becomes part of the
- *              source's entry there, whether the open succeeded or not;
+ *              source's entry there, whether the open succeeded or not.
+ *              The source may keep that object and add to it until close
+ *              (it is sent again with the sampler's last word): strings
+ *              in its array "warnings" go to the manifest's warnings,
+ *              named by the source;
  *   before_exec  in the target itself, after the start barrier and right
  *              before exec, for a launched target and a source whose open
  *              succeeded: what must happen inside the target (a tracer's

@@ -6,11 +6,15 @@
 extern const struct collector_ops proc_io_ops;
 extern const struct collector_ops syscall_io_ops;
 extern const struct collector_ops perf_event_ops;
+extern const struct collector_ops block_io_ops;
+extern const struct collector_ops diskstats_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
 	&syscall_io_ops,
 	&perf_event_ops,
+	&block_io_ops,
+	&diskstats_ops,
 	NULL,
 };
 

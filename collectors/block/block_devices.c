@@ -169,3 +169,64 @@ int blk_devices_default(struct blk_devices *d, const char *sysfs, struct errbuf 
 	free(names);
 	return r;
 }
+
+json_t *blk_devices_json(const struct blk_devices *d)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < d->n; i++) {
+		char numbers[24];
+		snprintf(numbers, sizeof(numbers), "%u:%u", d->dev[i].major, d->dev[i].minor);
+		json_array_append_new(list, json_pack("{s:s, s:s, s:b}", "name", d->dev[i].name, "dev",
+						      numbers, "in_totals", d->dev[i].in_totals));
+	}
+	return list;
+}
+
+json_t *blk_by_device(const struct blk_devices *d, json_t **dev)
+{
+	json_t *by = json_object();
+	for (size_t i = 0; i < d->n; i++)
+		json_object_set_new(by, d->dev[i].name, dev[i] = json_object());
+	return by;
+}
+
+#define SYSFS "/sys"
+
+static int add_named(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t *item)
+{
+	struct blk_config *cfg = arg;
+	struct errbuf why;
+	if (blk_devices_add(&cfg->devs, SYSFS, name, &why) < 0)
+		return cfg_fail(c, item, "%s", why.msg);
+	return 0;
+}
+
+int blk_config_parse(struct blk_config *cfg, struct cfg_ctx *c, const char *key, yaml_node_t *value)
+{
+	if (strcmp(key, "devices"))
+		return -ENOENT;
+	cfg->devs.n = 0;
+	cfg->chosen = true;
+	return cfg_each_name(c, value, key, "block device", add_named, cfg);
+}
+
+void blk_config_describe(const struct blk_config *cfg, json_t *out)
+{
+	json_t *names = json_null();
+	if (cfg->chosen) {
+		names = json_array();
+		for (size_t i = 0; i < cfg->devs.n; i++)
+			json_array_append_new(names, json_string(cfg->devs.dev[i].name));
+	}
+	json_object_set_new(out, "devices", names);
+}
+
+int blk_config_devices(const struct blk_config *cfg, struct blk_devices *out, struct errbuf *why)
+{
+	if (cfg->chosen) {
+		*out = cfg->devs;
+		return 0;
+	}
+	out->n = 0;
+	return blk_devices_default(out, SYSFS, why);
+}

@@ -12,9 +12,11 @@
 #ifndef IOPSAMPLE_BLOCK_DEVICES_H
 #define IOPSAMPLE_BLOCK_DEVICES_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cfg.h"
 #include "log.h"
 
 #define BLK_MAX_DEVICES 64
@@ -44,5 +46,28 @@ int blk_devices_default(struct blk_devices *d, const char *sysfs, struct errbuf 
 
 /* The index of major:minor in d, or -1. */
 int blk_devices_find(const struct blk_devices *d, unsigned major, unsigned minor);
+
+/* The manifest's list: [{"name", "dev": "major:minor", "in_totals"}]. */
+json_t *blk_devices_json(const struct blk_devices *d);
+/* A row's by_device: an empty object per device, by name; dev[i] is
+ * device i's (owned by the returned object). */
+json_t *blk_by_device(const struct blk_devices *d, json_t **dev);
+
+/* A block source's `devices` key, the same for every block source: the
+ * devices given (each checked when the config is read: a name that is no
+ * block device fails at its line and column), or, when the key is absent,
+ * every whole disk at open. */
+struct blk_config {
+	bool chosen;
+	struct blk_devices devs;
+};
+
+/* parse_key's part for "devices"; -ENOENT for any other key. */
+int blk_config_parse(struct blk_config *cfg, struct cfg_ctx *c, const char *key,
+		     yaml_node_t *value);
+/* "devices": the names given, or null for the default. */
+void blk_config_describe(const struct blk_config *cfg, json_t *out);
+/* The devices to watch, resolved now. 0 or -errno with why. */
+int blk_config_devices(const struct blk_config *cfg, struct blk_devices *out, struct errbuf *why);
 
 #endif

@@ -20,12 +20,6 @@
 #include "diskstats_line.h"
 
 #define DISKSTATS "/proc/diskstats"
-#define SYSFS "/sys"
-
-struct ds_config {
-	bool chosen; /* devices given; else every whole disk at open */
-	struct blk_devices devs;
-};
 
 /* The row's fields: a counter's change, sectors as bytes, a level, or the
  * share of the interval a device was busy. */
@@ -57,46 +51,24 @@ static const struct {
 
 struct diskstats {
 	struct blk_devices devs;
+	json_t *warnings; /* the manifest entry's: a device that went away */
 	int fd;
 	char *buf;
 	size_t cap;
-	int64_t prev_ns;
+	int64_t start_ns, prev_ns;
 	struct ds_line *prev, *now; /* per device: the previous and this sample's lines */
 	bool *seen, *gone;
 	json_t *total, **dev; /* the objects the values go in: the row, by_device.<name> */
 };
 
-static void init(void *priv)
-{
-	(void)priv;
-}
-
-static int add_device(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t *item)
-{
-	struct ds_config *cfg = arg;
-	struct errbuf why;
-	if (blk_devices_add(&cfg->devs, SYSFS, name, &why) < 0)
-		return cfg_fail(c, item, "%s", why.msg);
-	return 0;
-}
-
 static int parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
 {
-	struct ds_config *cfg = priv;
-	if (strcmp(key, "devices"))
-		return -ENOENT;
-	cfg->devs.n = 0;
-	cfg->chosen = true;
-	return cfg_each_name(c, v, key, "block device", add_device, cfg);
+	return blk_config_parse(priv, c, key, v);
 }
 
 static void describe(const void *priv, json_t *out)
 {
-	const struct ds_config *cfg = priv;
-	json_t *names = json_array();
-	for (size_t i = 0; i < cfg->devs.n; i++)
-		json_array_append_new(names, json_string(cfg->devs.dev[i].name));
-	json_object_set_new(out, "devices", cfg->chosen ? names : (json_decref(names), json_null()));
+	blk_config_describe(priv, out);
 }
 
 /* The whole file in p->buf, NUL-terminated. */
@@ -216,15 +188,23 @@ static void fill_row(struct diskstats *p, double elapsed_ms)
 }
 
 /* Reads this sample; a device absent now is gone for good (its numbers may
- * come back as another device). */
+ * come back as another device), and the manifest says when it went. */
 static int take(struct diskstats *p, struct errbuf *why)
 {
 	int r = read_lines(p, p->now, p->seen, why);
 	if (r < 0)
 		return r;
-	for (size_t d = 0; d < p->devs.n; d++)
-		if (!p->seen[d])
-			p->gone[d] = true;
+	for (size_t d = 0; d < p->devs.n; d++) {
+		if (p->seen[d] || p->gone[d])
+			continue;
+		p->gone[d] = true;
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "block device %s (%u:%u) left " DISKSTATS " after %.3f s; its fields are null from then on",
+			 p->devs.dev[d].name, p->devs.dev[d].major, p->devs.dev[d].minor,
+			 (double)(clock_mono_ns() - p->start_ns) / 1e9);
+		json_array_append_new(p->warnings, json_string(msg));
+	}
 	return 0;
 }
 
@@ -232,16 +212,11 @@ static int ds_open(const struct source_config *sc, const struct target_info *t, 
 		   json_t *manifest, void **state, struct errbuf *why)
 {
 	(void)t;
-	const struct ds_config *cfg = sc->priv;
 	struct diskstats *p = calloc(1, sizeof(*p));
 	if (!p)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	p->fd = -1;
-	int r = 0;
-	if (cfg->chosen)
-		p->devs = cfg->devs;
-	else
-		r = blk_devices_default(&p->devs, SYSFS, why);
+	int r = blk_config_devices(sc->priv, &p->devs, why);
 	size_t n = p->devs.n ? p->devs.n : 1;
 	if (r == 0 && (!(p->prev = calloc(n, sizeof(*p->prev))) || !(p->now = calloc(n, sizeof(*p->now))) ||
 		       !(p->seen = calloc(n, sizeof(*p->seen))) || !(p->gone = calloc(n, sizeof(*p->gone))) ||
@@ -250,9 +225,9 @@ static int ds_open(const struct source_config *sc, const struct target_info *t, 
 	if (r == 0 && (p->fd = open(DISKSTATS, O_RDONLY | O_CLOEXEC)) < 0)
 		r = errbuf_set(why, errno, DISKSTATS ": %s", strerror(errno));
 	if (r == 0)
-		r = take(p, why);
+		r = read_lines(p, p->now, p->seen, why);
 	for (size_t d = 0; r == 0 && d < p->devs.n; d++)
-		if (p->gone[d])
+		if (!p->seen[d])
 			r = errbuf_set(why, ENODEV, "block device %s (%u:%u) is not in " DISKSTATS,
 				       p->devs.dev[d].name, p->devs.dev[d].major, p->devs.dev[d].minor);
 	if (r < 0) {
@@ -260,24 +235,15 @@ static int ds_open(const struct source_config *sc, const struct target_info *t, 
 		return r;
 	}
 	memcpy(p->prev, p->now, p->devs.n * sizeof(*p->prev));
-	p->prev_ns = clock_mono_ns();
+	p->start_ns = p->prev_ns = clock_mono_ns();
 
 	/* the row's keys, fixed from here on: the totals, then by_device */
-	json_t *devices = json_array(), *by = json_object();
 	p->total = row;
-	for (size_t d = 0; d < p->devs.n; d++) {
-		p->dev[d] = json_object();
-		json_object_set_new(by, p->devs.dev[d].name, p->dev[d]);
-		json_array_append_new(devices, json_pack("{s:s, s:s++, s:b}", "name", p->devs.dev[d].name,
-							 "dev", "", "", "in_totals",
-							 p->devs.dev[d].in_totals));
-		char numbers[24];
-		snprintf(numbers, sizeof(numbers), "%u:%u", p->devs.dev[d].major, p->devs.dev[d].minor);
-		json_object_set_new(json_array_get(devices, d), "dev", json_string(numbers));
-	}
+	json_t *by = blk_by_device(&p->devs, p->dev);
 	fill_row(p, 0);
 	json_object_set_new(row, "by_device", by);
-	json_object_set_new(manifest, "devices", devices);
+	json_object_set_new(manifest, "devices", blk_devices_json(&p->devs));
+	json_object_set_new(manifest, "warnings", p->warnings = json_array());
 	*state = p;
 	return 0;
 }
@@ -300,8 +266,7 @@ static int ds_sample(void *state, struct errbuf *why)
 const struct collector_ops diskstats_ops = {
 	.name = "diskstats",
 	.available_in_deployment = true,
-	.priv_size = sizeof(struct ds_config),
-	.init = init,
+	.priv_size = sizeof(struct blk_config),
 	.parse_key = parse_key,
 	.describe = describe,
 	.probe = ds_probe,

@@ -33,7 +33,9 @@ void ebpf_quiet_libbpf(void)
 
 int ebpf_fail(struct errbuf *why, int err, const char *what)
 {
-	if (err == -EPERM || err == -EACCES)
+	/* the verifier's refusal is EACCES too, and libbpf names the program */
+	bool verifier = err == -EACCES && strstr(last_warning, "prog '");
+	if ((err == -EPERM || err == -EACCES) && !verifier)
 		return errbuf_set(why, -err, "bpf() refused: %s", strerror(-err));
 	if (*last_warning)
 		return errbuf_set(why, -err, "%s the eBPF programs: %s (%s)", what, strerror(-err),

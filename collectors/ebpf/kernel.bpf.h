@@ -5,7 +5,7 @@
  *
  * Why not a vmlinux.h: a header dumped from the build host's BTF ties the
  * build to that kernel, and a vendored one is some 100 000 lines per
- * architecture to declare the five fields read here. Field offsets come
+ * architecture to declare the few fields read here. Field offsets come
  * from the running kernel either way; a field that moved is relocated, one
  * that is gone fails the load with libbpf's reason (ebpf_open_error). */
 #ifndef IOPSAMPLE_KERNEL_BPF_H
@@ -37,6 +37,79 @@ struct task_struct {
 	int tgid;
 	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
+
+/* The block layer (block_io) */
+typedef __u32 dev_t_k; /* the kernel's dev_t: major << 20 | minor */
+#define KERNEL_MINORBITS 20
+#define KERNEL_MKDEV(ma, mi) (((__u32)(ma) << KERNEL_MINORBITS) | (__u32)(mi))
+
+struct gendisk;
+
+struct block_device {
+	dev_t_k bd_dev;
+	struct gendisk *bd_disk;
+} __attribute__((preserve_access_index));
+
+struct gendisk {
+	int major;
+	int first_minor;
+	struct block_device *part0;
+} __attribute__((preserve_access_index));
+
+struct request_queue {
+	struct gendisk *disk;
+} __attribute__((preserve_access_index));
+
+struct bvec_iter {
+	unsigned int bi_size; /* bytes left */
+} __attribute__((preserve_access_index));
+
+struct bio {
+	struct bio *bi_next; /* the next bio of a request */
+	struct block_device *bi_bdev;
+	unsigned int bi_opf;
+	struct bvec_iter bi_iter;
+} __attribute__((preserve_access_index));
+
+struct request {
+	struct request_queue *q;
+	unsigned int cmd_flags;
+	unsigned int rq_flags;
+	unsigned int __data_len; /* bytes not yet completed */
+	struct bio *bio;
+	struct block_device *part;
+} __attribute__((preserve_access_index));
+
+/* include/linux/blk_types.h: the operation is the low byte of bi_opf and
+ * cmd_flags (these numbers are the kernel's ABI with user space's
+ * blktrace); the flag bits above it have moved between releases, so their
+ * positions come from BTF. */
+#define KERNEL_REQ_OP_MASK 0xff
+enum kernel_req_op {
+	KERNEL_REQ_OP_READ = 0,
+	KERNEL_REQ_OP_WRITE = 1,
+	KERNEL_REQ_OP_FLUSH = 2,
+	KERNEL_REQ_OP_DISCARD = 3,
+};
+
+enum req_flag_bits {
+	__REQ_PREFLUSH = 18,
+};
+
+static __always_inline unsigned int kernel_req_preflush(void)
+{
+	return 1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH);
+}
+
+/* block/blk-mq.h: a request in the middle of its cache-flush sequence */
+enum rqf_flags {
+	__RQF_FLUSH_SEQ = 1,
+};
+
+static __always_inline unsigned int kernel_rqf_flush_seq(void)
+{
+	return 1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+}
 
 #if defined(__TARGET_ARCH_x86)
 struct pt_regs {

@@ -20,7 +20,7 @@ void sio_record(struct sio_counts *c, unsigned i, int64_t rval, bool is_error)
 	} else {
 		bump(&c->calls[i], 1);
 		bump(&c->bytes[i], (uint64_t)rval);
-		bump(&c->hist[c->dir[i]][sio_bucket((uint64_t)rval)], 1);
+		bump(&c->hist[c->dir[i]][log2_bucket((uint64_t)rval)], 1);
 	}
 	atomic_store_explicit(&c->seq, s + 2, memory_order_release);
 }

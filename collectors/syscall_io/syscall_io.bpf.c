@@ -48,7 +48,7 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 		__u32 dir = sio_dir[i] & 1;
 		EBPF_SLOT_ADD(&s->calls[i], 1);
 		EBPF_SLOT_ADD(&s->bytes[i], (__u64)ret);
-		EBPF_SLOT_ADD(&s->hist[dir][sio_bucket((__u64)ret) & (SIO_HIST_BUCKETS - 1)], 1);
+		EBPF_SLOT_ADD(&s->hist[dir][log2_bucket((__u64)ret) & (SIO_HIST_BUCKETS - 1)], 1);
 	}
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;

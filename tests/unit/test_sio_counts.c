@@ -7,20 +7,20 @@
 
 TEST(bucket_edges_are_log2_of_the_returned_bytes)
 {
-	EXPECT_EQ(sio_bucket(0), 0);
-	EXPECT_EQ(sio_bucket(1), 1);
-	EXPECT_EQ(sio_bucket(2), 2);
-	EXPECT_EQ(sio_bucket(3), 2);
-	EXPECT_EQ(sio_bucket(4), 3);
-	EXPECT_EQ(sio_bucket(4095), 12);
-	EXPECT_EQ(sio_bucket(4096), 13);
-	EXPECT_EQ(sio_bucket(32768), 16);
-	EXPECT_EQ(sio_bucket((1u << 30) - 1), 30);
-	EXPECT_EQ(sio_bucket(1u << 30), 31);
-	EXPECT_EQ(sio_bucket(UINT64_MAX), 31);
+	EXPECT_EQ(log2_bucket(0), 0);
+	EXPECT_EQ(log2_bucket(1), 1);
+	EXPECT_EQ(log2_bucket(2), 2);
+	EXPECT_EQ(log2_bucket(3), 2);
+	EXPECT_EQ(log2_bucket(4), 3);
+	EXPECT_EQ(log2_bucket(4095), 12);
+	EXPECT_EQ(log2_bucket(4096), 13);
+	EXPECT_EQ(log2_bucket(32768), 16);
+	EXPECT_EQ(log2_bucket((1u << 30) - 1), 30);
+	EXPECT_EQ(log2_bucket(1u << 30), 31);
+	EXPECT_EQ(log2_bucket(UINT64_MAX), 31);
 	for (unsigned i = 1; i <= 30; i++) {
-		EXPECT_EQ(sio_bucket(1ull << (i - 1)), i);
-		EXPECT_EQ(sio_bucket((1ull << i) - 1), i);
+		EXPECT_EQ(log2_bucket(1ull << (i - 1)), i);
+		EXPECT_EQ(log2_bucket((1ull << i) - 1), i);
 	}
 }
 
@@ -32,16 +32,16 @@ TEST(log2_without_clz_matches_clz)
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	for (int i = 0; i < 64; i++) {
 		uint64_t p = 1ull << i;
-		EXPECT_EQ(sio_log2(p), i);
-		EXPECT_EQ(sio_log2(p | (p - 1)), i);
+		EXPECT_EQ(log2_floor(p), i);
+		EXPECT_EQ(log2_floor(p | (p - 1)), i);
 		if (i < 63)
-			EXPECT_EQ(sio_log2(p + 1), i + (i == 0));
+			EXPECT_EQ(log2_floor(p + 1), i + (i == 0));
 	}
 	for (int i = 0; i < 100000; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		uint64_t v = x >> (i % 64);
 		if (v)
-			EXPECT_EQ(sio_log2(v), 63 - __builtin_clzll(v));
+			EXPECT_EQ(log2_floor(v), 63 - __builtin_clzll(v));
 	}
 }
 

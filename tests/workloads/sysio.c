@@ -82,7 +82,7 @@ static void sleep_ms(int ms)
 		;
 }
 
-/* Written independently of iopsample's sio_bucket(): the edges of the doc. */
+/* Written independently of iopsample's log2_bucket(): the edges of the doc. */
 static unsigned bucket(unsigned long long n)
 {
 	unsigned b = 0;

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* block_io, the kernel side: which bios the target's tree put on the
+ * selected devices, how large and how slow, and every request the devices
+ * completed. Counts go to the running CPU's slot; the sampler reads the
+ * slots at each tick (block_io.c). Nothing goes through a buffer.
+ *
+ *   block_bio_queue    fires in the submitting task (submit_bio), once per
+ *                      bio: the one place where "who sent it" is true. A
+ *                      bio of the tree is remembered in tree_bios;
+ *   block_rq_issue     the driver takes a request: its bios of the tree get
+ *                      their issue time (the first issue, if requeued);
+ *   block_bio_complete the bio ended (all its split parts included): a
+ *                      bio of the tree counts now, ops, bytes, size and
+ *                      latency together, so each row's histograms sum to
+ *                      its ops;
+ *   block_rq_complete  the device completed bytes of a request: everyone's
+ *                      bytes, and an op when nothing of it is left, as
+ *                      /proc/diskstats counts them.
+ *
+ * Issue and completion run in whatever context the driver uses (a kworker,
+ * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826). */
+#include "ebpf/kernel.bpf.h"
+#include "ebpf/tree.bpf.h"
+#include "block_io/block_io_slot.h"
+
+#include <stdbool.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The kernel's dev_t of each selected device to its index, set by the
+ * sampler before it attaches. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BIO_DEVICES);
+	__type(key, __u32);
+	__type(value, __u8);
+} bio_devices SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* the number of possible CPUs, set before load */
+	__type(key, __u32);
+	__type(value, struct bio_slot);
+} bio_slots SEC(".maps");
+
+/* What a bio of the tree will count when it completes. */
+enum tree_bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };
+struct tree_bio {
+	__u64 queue_ns;
+	__u64 issue_ns; /* 0 until a request holding it is issued */
+	__u32 bytes;
+	__u8 kind;  /* enum tree_bio_kind */
+	__u8 flush; /* asked for a cache flush first (REQ_PREFLUSH) */
+	__u8 dev[2]; /* its device's index and its disk's, or BIO_NO_DEVICE */
+};
+
+/* The tree's bios in flight, by address. Allocated as used: its size is a
+ * bound, not a cost. */
+#define TREE_BIOS_MAX 65536
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TREE_BIOS_MAX);
+	__type(key, __u64);
+	__type(value, struct tree_bio);
+} tree_bios SEC(".maps");
+
+/* bios of the tree that found tree_bios full: the sampler fails rather
+ * than undercount */
+__u64 tree_bios_lost;
+/* tree_bios' entries, roughly: 0 spares the issue and completion programs
+ * a lookup per bio while the tree does no block I/O */
+__s64 tree_bios_inflight;
+
+/* A request's bios are walked (at its issue, at each part of its
+ * completion) with bpf_loop(): a request holds at most max_segments bios,
+ * a few hundred, far under this bound. A walk that meets it anyway
+ * counts in walks_cut, and the sampler fails rather than undercount. */
+#define WALK_MAX 65536
+__u64 walks_cut;
+
+struct walk {
+	__u64 bio; /* struct bio *, the next to look at; 0 at the end */
+	__u64 now;
+	__u32 left; /* bytes the completion covers still */
+};
+
+/* The selected devices an I/O to bdev counts in: bdev's own entry and, for
+ * a partition, its disk's. False when neither is selected. */
+static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
+{
+	if (!bdev)
+		return false;
+	struct gendisk *disk = bdev->bd_disk;
+	__u32 own = bdev->bd_dev, whole = KERNEL_MKDEV(disk->major, disk->first_minor);
+	__u8 *i = bpf_map_lookup_elem(&bio_devices, &own);
+	dev[0] = i ? *i : BIO_NO_DEVICE;
+	dev[1] = BIO_NO_DEVICE;
+	if (whole != own && (i = bpf_map_lookup_elem(&bio_devices, &whole)))
+		dev[1] = *i;
+	return dev[0] < BIO_DEVICES || dev[1] < BIO_DEVICES;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(iops_bio_queue, struct bio *bio)
+{
+	struct tree_bio tb = {};
+	if (!selected(bio->bi_bdev, tb.dev))
+		return 0;
+	__u64 key = (__u64)bio;
+	if (!tree_has_current()) {
+		/* an address the tree used may come back as another's bio */
+		if (tree_bios_inflight > 0)
+			bpf_map_delete_elem(&tree_bios, &key);
+		return 0;
+	}
+	__u32 opf = bio->bi_opf, op = opf & KERNEL_REQ_OP_MASK;
+	tb.bytes = bio->bi_iter.bi_size;
+	tb.flush = (opf & kernel_req_preflush()) != 0 || op == KERNEL_REQ_OP_FLUSH;
+	if (op == KERNEL_REQ_OP_READ)
+		tb.kind = TB_READ;
+	else if (op == KERNEL_REQ_OP_WRITE && tb.bytes > 0)
+		tb.kind = TB_WRITE; /* an empty one is a flush alone (fsync's) */
+	else if (op == KERNEL_REQ_OP_DISCARD)
+		tb.kind = TB_DISCARD;
+	else
+		tb.kind = TB_NONE;
+	if (tb.kind == TB_NONE && !tb.flush)
+		return 0; /* write-zeroes, secure erase, zone commands */
+	tb.queue_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_ANY) < 0)
+		__sync_fetch_and_add(&tree_bios_lost, 1);
+	else
+		__sync_fetch_and_add(&tree_bios_inflight, 1);
+	return 0;
+}
+
+static long issue_step(__u32 i, void *ctx)
+{
+	struct walk *w = ctx;
+	struct bio *bio = (struct bio *)w->bio;
+	struct tree_bio *tb = bpf_map_lookup_elem(&tree_bios, &w->bio);
+	if (tb && !tb->issue_ns)
+		tb->issue_ns = w->now;
+	w->bio = (__u64)BPF_CORE_READ(bio, bi_next);
+	return w->bio == 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(iops_rq_issue, struct request *rq)
+{
+	if (tree_bios_inflight <= 0)
+		return 0;
+	struct walk w = {.bio = (__u64)rq->bio, .now = bpf_ktime_get_ns()};
+	if (w.bio)
+		bpf_loop(WALK_MAX, issue_step, &w, 0);
+	if (w.bio)
+		__sync_fetch_and_add(&walks_cut, 1);
+	return 0;
+}
+
+static __always_inline void add_dev(struct bio_slot *s, __u8 dev, enum bio_counter c, __u64 v)
+{
+	__u32 i = dev;
+	barrier_var(i); /* the bound is checked on the register that indexes */
+	if (i < BIO_DEVICES)
+		EBPF_SLOT_ADD(&s->dev[i][c], v);
+}
+
+/* A bio of the tree ended (if key is one): it counts now, ops, bytes,
+ * size and latency in one update of the slot. */
+static __always_inline int tree_bio_done(__u64 key, __u64 now)
+{
+	struct tree_bio *found = bpf_map_lookup_elem(&tree_bios, &key);
+	if (!found)
+		return 0;
+	struct tree_bio tb = *found;
+	if (bpf_map_delete_elem(&tree_bios, &key) < 0)
+		return 0; /* another CPU took it */
+	__sync_fetch_and_add(&tree_bios_inflight, -1);
+	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
+	if (!s)
+		return 0;
+
+	__u64 us = (now - (tb.issue_ns ? tb.issue_ns : tb.queue_ns)) / 1000;
+	EBPF_SLOT_ENTER(&s->seq);
+	for (int k = 0; k < 2; k++) {
+		__u8 d = tb.dev[k];
+		if (tb.kind == TB_READ) {
+			add_dev(s, d, BIO_READ_OPS, 1);
+			add_dev(s, d, BIO_READ_BYTES, tb.bytes);
+		} else if (tb.kind == TB_WRITE) {
+			add_dev(s, d, BIO_WRITE_OPS, 1);
+			add_dev(s, d, BIO_WRITE_BYTES, tb.bytes);
+		} else if (tb.kind == TB_DISCARD) {
+			add_dev(s, d, BIO_DISCARD_OPS, 1);
+			add_dev(s, d, BIO_DISCARD_BYTES, tb.bytes);
+		}
+		if (tb.flush)
+			add_dev(s, d, BIO_FLUSH_OPS, 1);
+	}
+	if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
+		__u32 dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
+		EBPF_SLOT_ADD(&s->size_hist[dir][log2_bucket(tb.bytes) & (LOG2_HIST_BUCKETS - 1)], 1);
+		EBPF_SLOT_ADD(&s->latency_hist[dir][log2_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
+	}
+	EBPF_SLOT_LEAVE(&s->seq);
+	return 0;
+}
+
+/* A bio-based device's bio ended (dm, md, zram). blk_update_request()
+ * clears the bio's trace flag, so a request's bios never come here: they
+ * end in the walk of block_rq_complete. */
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(iops_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	if (tree_bios_inflight > 0)
+		tree_bio_done((__u64)bio, bpf_ktime_get_ns());
+	return 0;
+}
+
+static long complete_step(__u32 i, void *ctx)
+{
+	struct walk *w = ctx;
+	struct bio *bio = (struct bio *)w->bio;
+	__u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
+	if (size > w->left)
+		return 1; /* ends in a later part */
+	w->left -= size;
+	tree_bio_done(w->bio, w->now);
+	w->bio = (__u64)BPF_CORE_READ(bio, bi_next);
+	return w->bio == 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(iops_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	/* the bios this part completes: those wholly within nr_bytes, in
+	 * order (blk_update_request() ends them just after this) */
+	if (tree_bios_inflight > 0) {
+		struct walk w = {.bio = (__u64)rq->bio, .now = bpf_ktime_get_ns(), .left = nr_bytes};
+		if (w.bio)
+			bpf_loop(WALK_MAX, complete_step, &w, 0);
+		struct bio *stopped = (struct bio *)w.bio;
+		if (stopped && BPF_CORE_READ(stopped, bi_iter.bi_size) <= w.left)
+			__sync_fetch_and_add(&walks_cut, 1);
+	}
+
+	__u32 op = rq->cmd_flags & KERNEL_REQ_OP_MASK;
+	if (op != KERNEL_REQ_OP_READ && op != KERNEL_REQ_OP_WRITE)
+		return 0;
+	/* the partition, as the kernel's accounting has it (not set when the
+	 * device keeps no statistics) */
+	struct block_device *part = rq->part;
+	if (!part)
+		part = rq->bio ? rq->bio->bi_bdev : rq->q->disk->part0;
+	__u8 dev[2];
+	if (!selected(part, dev))
+		return 0;
+	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
+	if (!s)
+		return 0;
+	/* An op when nothing is left, as blk_account_io_done() counts it:
+	 * a request in a flush sequence completes its data first, flag set,
+	 * then ends again with no data when the sequence is done; an empty
+	 * flush (fsync's) is a write of 0 bytes. */
+	__u32 left = rq->__data_len;
+	__u32 done = nr_bytes < left ? nr_bytes : left;
+	bool op_done = nr_bytes >= left && !(rq->rq_flags & kernel_rqf_flush_seq());
+	enum bio_counter ops = op == KERNEL_REQ_OP_READ ? BIO_ALL_READ_OPS : BIO_ALL_WRITE_OPS;
+	enum bio_counter bytes = op == KERNEL_REQ_OP_READ ? BIO_ALL_READ_BYTES : BIO_ALL_WRITE_BYTES;
+	EBPF_SLOT_ENTER(&s->seq);
+	for (int k = 0; k < 2; k++) {
+		add_dev(s, dev[k], bytes, done);
+		if (op_done)
+			add_dev(s, dev[k], ops, 1);
+	}
+	EBPF_SLOT_LEAVE(&s->seq);
+	return 0;
+}

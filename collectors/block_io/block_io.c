@@ -1,0 +1,222 @@
+/* block_io: which requests the target's tree put on the selected block
+ * devices, how large and how slow, beside everything the devices did
+ * (block_io.bpf.c counts; this side loads it, tells it the devices, seeds
+ * the tree and reads the per-CPU slots at each tick). An oracle: it needs
+ * bpf(), which a deployed host does not grant.
+ *
+ * The row: the tree's counters and histograms, everyone's all_* counters,
+ * each summed over the devices counted in the totals (a partition beside
+ * its disk is not counted twice), and by_device with every counter per
+ * device. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block/block_devices.h"
+#include "block_io_slot.h"
+#include "block_io.skel.h"
+#include "collector.h"
+#include "ebpf/ebpf.h"
+#include "ebpf/ebpf_slots.h"
+#include "ebpf/ebpf_tree.h"
+
+_Static_assert(BIO_DEVICES == BLK_MAX_DEVICES, "the program's device table holds a selection");
+
+static const char *const counter_names[BIO_COUNTERS] = {
+	[BIO_READ_OPS] = "read_ops",
+	[BIO_READ_BYTES] = "read_bytes",
+	[BIO_WRITE_OPS] = "write_ops",
+	[BIO_WRITE_BYTES] = "write_bytes",
+	[BIO_FLUSH_OPS] = "flush_ops",
+	[BIO_DISCARD_OPS] = "discard_ops",
+	[BIO_DISCARD_BYTES] = "discard_bytes",
+	[BIO_ALL_READ_OPS] = "all_read_ops",
+	[BIO_ALL_READ_BYTES] = "all_read_bytes",
+	[BIO_ALL_WRITE_OPS] = "all_write_ops",
+	[BIO_ALL_WRITE_BYTES] = "all_write_bytes",
+};
+
+static const char *const hist_names[2][2] = {
+	/* [latency?][enum bio_dir] */
+	{"read_size_hist", "write_size_hist"},
+	{"read_latency_hist", "write_latency_hist"},
+};
+
+struct block_io {
+	struct block_io_bpf *skel;
+	struct ebpf_tree tree;
+	struct ebpf_slots slots;
+	struct blk_devices devs;
+	struct bio_slot prev; /* the counts at the previous sample */
+	json_t *total[BIO_COUNTERS];
+	json_t *by_dev[BLK_MAX_DEVICES][BIO_COUNTERS];
+	json_t *hist[2][2][LOG2_HIST_BUCKETS];
+};
+
+static int parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
+{
+	return blk_config_parse(priv, c, key, v);
+}
+
+static void describe(const void *priv, json_t *out)
+{
+	blk_config_describe(priv, out);
+}
+
+static int load(struct block_io_bpf **out, struct errbuf *why)
+{
+	ebpf_quiet_libbpf();
+	struct block_io_bpf *skel = block_io_bpf__open();
+	if (!skel)
+		return ebpf_fail(why, -errno, "opening");
+	int r = ebpf_slots_size(skel->maps.bio_slots, why);
+	if (r == 0)
+		r = ebpf_load(skel->skeleton, why);
+	if (r < 0) {
+		block_io_bpf__destroy(skel);
+		return r;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* The whole load, verifier included, then nothing kept. */
+static int bio_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+{
+	(void)sc;
+	struct block_io_bpf *skel;
+	int r = ebpf_host_check(manifest, why);
+	if (r == 0 && (r = load(&skel, why)) == 0)
+		block_io_bpf__destroy(skel);
+	return r;
+}
+
+static void bio_close(void *state)
+{
+	struct block_io *b = state;
+	if (!b)
+		return;
+	ebpf_slots_close(&b->slots);
+	block_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
+	free(b);
+}
+
+/* The kernel's dev_t (major << 20 | minor) of every selected device. */
+static int tell_devices(struct block_io *b, struct errbuf *why)
+{
+	for (size_t i = 0; i < b->devs.n; i++) {
+		__u32 dev = (__u32)b->devs.dev[i].major << 20 | b->devs.dev[i].minor;
+		__u8 index = (__u8)i;
+		if (bpf_map__update_elem(b->skel->maps.bio_devices, &dev, sizeof(dev), &index,
+					 sizeof(index), BPF_NOEXIST) < 0)
+			return errbuf_set(why, errno, "block device %s: %s", b->devs.dev[i].name,
+					  strerror(errno));
+	}
+	return 0;
+}
+
+static json_t *counter(json_t *obj, const char *name)
+{
+	json_t *v = json_integer(0);
+	json_object_set_new(obj, name, v);
+	return v;
+}
+
+/* The row's keys, fixed from here on. */
+static void add_fields(struct block_io *b, json_t *row)
+{
+	for (int c = 0; c < BIO_COUNTERS; c++)
+		if (c < BIO_ALL_READ_OPS)
+			b->total[c] = counter(row, counter_names[c]);
+	for (int lat = 0; lat < 2; lat++)
+		for (int dir = 0; dir < 2; dir++) {
+			json_t *a = json_array();
+			for (int k = 0; k < LOG2_HIST_BUCKETS; k++)
+				json_array_append_new(a, b->hist[lat][dir][k] = json_integer(0));
+			json_object_set_new(row, hist_names[lat][dir], a);
+		}
+	for (int c = BIO_ALL_READ_OPS; c < BIO_COUNTERS; c++)
+		b->total[c] = counter(row, counter_names[c]);
+	json_t *dev[BLK_MAX_DEVICES];
+	json_t *by = blk_by_device(&b->devs, dev);
+	for (size_t d = 0; d < b->devs.n; d++)
+		for (int c = 0; c < BIO_COUNTERS; c++)
+			b->by_dev[d][c] = counter(dev[d], counter_names[c]);
+	json_object_set_new(row, "by_device", by);
+}
+
+static int check(struct block_io *b, struct errbuf *why)
+{
+	int r = ebpf_tree_check(&b->tree, why);
+	if (r == 0 && b->skel->bss->tree_bios_lost)
+		r = errbuf_set(why, ENOSPC, "more of the tree's bios in flight at once than block_io can follow");
+	if (r == 0 && b->skel->bss->walks_cut)
+		r = errbuf_set(why, E2BIG, "a request held more bios than block_io walks");
+	return r;
+}
+
+static int bio_sample(void *state, struct errbuf *why)
+{
+	struct block_io *b = state;
+	int r = check(b, why);
+	if (r < 0)
+		return r;
+	const struct bio_slot *now = ebpf_slots_read(&b->slots);
+	__u64 total[BIO_COUNTERS] = {0};
+	for (size_t d = 0; d < b->devs.n; d++)
+		for (int c = 0; c < BIO_COUNTERS; c++) {
+			__u64 v = now->dev[d][c] - b->prev.dev[d][c];
+			json_integer_set(b->by_dev[d][c], (json_int_t)v);
+			if (b->devs.dev[d].in_totals)
+				total[c] += v;
+		}
+	for (int c = 0; c < BIO_COUNTERS; c++)
+		json_integer_set(b->total[c], (json_int_t)total[c]);
+	for (int dir = 0; dir < 2; dir++)
+		for (int k = 0; k < LOG2_HIST_BUCKETS; k++) {
+			json_integer_set(b->hist[0][dir][k],
+					 (json_int_t)(now->size_hist[dir][k] - b->prev.size_hist[dir][k]));
+			json_integer_set(b->hist[1][dir][k], (json_int_t)(now->latency_hist[dir][k] -
+									  b->prev.latency_hist[dir][k]));
+		}
+	b->prev = *now;
+	return 0;
+}
+
+static int bio_open(const struct source_config *sc, const struct target_info *t, json_t *row,
+		    json_t *manifest, void **state, struct errbuf *why)
+{
+	struct block_io *b = calloc(1, sizeof(*b));
+	if (!b)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	int r = blk_config_devices(sc->priv, &b->devs, why);
+	if (r == 0)
+		r = load(&b->skel, why);
+	/* attached before seeding: a fork or an exit of the running tree from
+	 * here on is seen (attach mode) */
+	if (r < 0 || (r = tell_devices(b, why)) < 0 ||
+	    (r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
+	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||
+	    (r = ebpf_tree_seed(&b->tree, t->pid, t->keeper == 0, why)) < 0 ||
+	    (r = ebpf_slots_open(&b->slots, b->skel->maps.bio_slots, sizeof(struct bio_slot), why)) < 0) {
+		bio_close(b);
+		return r;
+	}
+	b->prev = *(const struct bio_slot *)ebpf_slots_read(&b->slots);
+	add_fields(b, row);
+	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
+	*state = b;
+	return 0;
+}
+
+const struct collector_ops block_io_ops = {
+	.name = "block_io",
+	.available_in_deployment = false,
+	.priv_size = sizeof(struct blk_config),
+	.parse_key = parse_key,
+	.describe = describe,
+	.probe = bio_probe,
+	.open = bio_open,
+	.sample = bio_sample,
+	.close = bio_close,
+};

@@ -1,0 +1,47 @@
+/* What block_io's eBPF program and its user side (block_io.c) share: the
+ * per-CPU counters and the device table the program is loaded with. */
+#ifndef IOPSAMPLE_BLOCK_IO_SLOT_H
+#define IOPSAMPLE_BLOCK_IO_SLOT_H
+
+#include "ebpf/ebpf_slot.h"
+#include "log2_hist.h"
+
+/* Selected devices at most (block_devices.h's BLK_MAX_DEVICES); a device's
+ * index in the program's tables is its index in the selection. */
+#define BIO_DEVICES 64
+/* bio_devices' value for "not selected" */
+#define BIO_NO_DEVICE 0xff
+
+/* A device's counters. The tree's: every bio one of its processes
+ * submitted, counted when the bio completes. Everyone's (ALL_*): every
+ * read or write request the device completed, as /proc/diskstats counts
+ * them. */
+enum bio_counter {
+	BIO_READ_OPS,
+	BIO_READ_BYTES,
+	BIO_WRITE_OPS,
+	BIO_WRITE_BYTES,
+	BIO_FLUSH_OPS,
+	BIO_DISCARD_OPS,
+	BIO_DISCARD_BYTES,
+	BIO_ALL_READ_OPS,
+	BIO_ALL_READ_BYTES,
+	BIO_ALL_WRITE_OPS,
+	BIO_ALL_WRITE_BYTES,
+	BIO_COUNTERS
+};
+
+enum bio_dir { BIO_DIR_READ, BIO_DIR_WRITE };
+
+/* One CPU's counts since the program was loaded. A bio to a partition
+ * counts in the partition's entry and in its disk's, when selected; the
+ * histograms count each of the tree's reads and writes once. Only ever
+ * added to: the sampler takes differences. */
+struct bio_slot {
+	struct ebpf_slot_seq seq;
+	__u64 dev[BIO_DEVICES][BIO_COUNTERS];
+	__u64 size_hist[2][LOG2_HIST_BUCKETS];    /* by enum bio_dir, bytes */
+	__u64 latency_hist[2][LOG2_HIST_BUCKETS]; /* by enum bio_dir, microseconds */
+} __attribute__((aligned(EBPF_SLOT_ALIGN)));
+
+#endif

@@ -1,0 +1,40 @@
+/* The log2 histograms of every source, one rule for all (syscall_io's
+ * returned sizes, block_io's request sizes and latencies), in C that
+ * compiles for user space and for -target bpf alike.
+ *
+ * Bucket 0 holds the value 0; bucket i (1..30) the values in
+ * [2^(i-1), 2^i); bucket 31 those of 2^30 or more. */
+#ifndef IOPSAMPLE_LOG2_HIST_H
+#define IOPSAMPLE_LOG2_HIST_H
+
+#define LOG2_HIST_BUCKETS 32
+
+/* floor(log2(v)) for v > 0, branch-free: the BPF target has no clz. */
+static inline unsigned log2_floor(unsigned long long v)
+{
+	unsigned r = (unsigned)(v > 0xffffffffULL) << 5;
+	v >>= r;
+	unsigned s = (unsigned)(v > 0xffff) << 4;
+	v >>= s;
+	r |= s;
+	s = (unsigned)(v > 0xff) << 3;
+	v >>= s;
+	r |= s;
+	s = (unsigned)(v > 0xf) << 2;
+	v >>= s;
+	r |= s;
+	s = (unsigned)(v > 0x3) << 1;
+	v >>= s;
+	r |= s;
+	return r | (unsigned)(v >> 1);
+}
+
+static inline unsigned log2_bucket(unsigned long long v)
+{
+	if (v == 0)
+		return 0;
+	unsigned b = log2_floor(v) + 1;
+	return b < LOG2_HIST_BUCKETS - 1 ? b : LOG2_HIST_BUCKETS - 1;
+}
+
+#endif
