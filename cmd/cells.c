@@ -14,7 +14,9 @@ int cells_init(struct cells *c, const struct cell_leaf *leaf, size_t n)
 	c->given = calloc(n ? n : 1, sizeof(*c->given));
 	c->unknown = calloc(n ? n : 1, sizeof(*c->unknown));
 	c->out = calloc(n ? n : 1, sizeof(*c->out));
-	if (!c->row || !c->given || !c->unknown || !c->out) {
+	c->weighted = calloc(n ? n : 1, sizeof(*c->weighted));
+	c->weight = calloc(n ? n : 1, sizeof(*c->weight));
+	if (!c->row || !c->given || !c->unknown || !c->out || !c->weighted || !c->weight) {
 		cells_free(c);
 		return -ENOMEM;
 	}
@@ -28,6 +30,8 @@ void cells_free(struct cells *c)
 	free(c->given);
 	free(c->unknown);
 	free(c->out);
+	free(c->weighted);
+	free(c->weight);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -46,6 +50,7 @@ void cells_clear(struct cells *c)
 		c->unknown[i] = false;
 		c->out[i].kind = c->leaf[i].rule == CELL_SUM ? VAL_INT : VAL_NULL;
 		c->out[i].i = 0;
+		c->weighted[i] = c->weight[i] = 0;
 	}
 }
 
@@ -106,6 +111,13 @@ int cells_take(struct cells *c, int64_t c0, int64_t c1)
 			keep(&c->out[i], &c->row[i], true);
 		else if (c->leaf[i].rule == CELL_MAX && used)
 			keep(&c->out[i], &c->row[i], false);
+		else if (c->leaf[i].rule == CELL_MEAN && c->row[i].kind == VAL_NULL)
+			c->unknown[i] = true;
+		else if (c->leaf[i].rule == CELL_MEAN) {
+			double w = point ? 1 : (double)(to - from);
+			c->weighted[i] += as_double(&c->row[i]) * w;
+			c->weight[i] += w;
+		}
 	}
 	return used ? CELLS_USED : CELLS_MORE;
 }
@@ -126,6 +138,11 @@ const struct value *cells_finish(struct cells *c)
 		}
 		if (c->leaf[i].rule == CELL_SUM && c->unknown[i])
 			c->out[i].kind = VAL_NULL;
+		if (c->leaf[i].rule == CELL_MEAN)
+			c->out[i] = c->unknown[i] || c->weight[i] <= 0
+					    ? (struct value){.kind = VAL_NULL}
+					    : (struct value){.kind = VAL_REAL,
+							     .d = c->weighted[i] / c->weight[i]};
 	}
 	for (size_t i = 0; i < c->n && c->touched; i++) {
 		if (c->leaf[i].rule != CELL_RATIO)

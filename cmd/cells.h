@@ -15,6 +15,10 @@
  *              sampled in the cell; null when no sample ends in it;
  *   CELL_MIN   a property of the row's whole interval (running_pct): the
  *              lowest over the rows that overlap the cell;
+ *   CELL_MEAN  a rate or share of the row's whole interval (util_pct): the
+ *              mean over the rows that overlap the cell, each weighted by
+ *              the time it overlaps (a point by 1 ns); null when a row that
+ *              overlaps it is null;
  *   CELL_RATIO recomputed from the cell's sums of two CELL_SUM values,
  *              numerator / denominator; null when either is null, or the
  *              denominator is 0.
@@ -28,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum cell_rule { CELL_SUM, CELL_MAX, CELL_MIN, CELL_RATIO };
+enum cell_rule { CELL_SUM, CELL_MAX, CELL_MIN, CELL_RATIO, CELL_MEAN };
 
 enum value_kind { VAL_NULL, VAL_INT, VAL_REAL };
 
@@ -54,7 +58,8 @@ struct cells {
 	int64_t *given; /* CELL_SUM: how much of the row's value cells got */
 	/* the cell being filled */
 	bool touched;
-	bool *unknown;     /* CELL_SUM: a null row overlapped the cell */
+	bool *unknown;     /* CELL_SUM, CELL_MEAN: a null row overlapped the cell */
+	double *weighted, *weight; /* CELL_MEAN: sum of value × overlap, of overlap */
 	struct value *out; /* the cell's values, after cells_finish */
 };
 

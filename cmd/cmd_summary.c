@@ -3,7 +3,8 @@
  * source's file is summed the same way: integer fields get their total and
  * mean rate per second of the covered time, other numbers and the gauges
  * the schema marks ("x-gauge": true) their mean, min and max over the rows
- * that have them, *_size_hist arrays a bar per non-empty bucket, and nested
+ * that have them, *_size_hist and *_latency_hist arrays a bar per non-empty
+ * bucket, and nested
  * counters (by_syscall) their non-zero totals. */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,14 +67,16 @@ static struct field *field_for(struct tally *t, const char *name, enum field_kin
 	return f;
 }
 
-static void add_value(struct tally *t, const char *name, const json_t *v, bool nested)
+/* v, the value of field name, which the part schema of the source's
+ * schema describes. */
+static void add_value(struct tally *t, const char *name, const json_t *v, bool nested,
+		      const json_t *schema)
 {
 	struct field *f;
-	bool gauge = !nested && json_is_true(json_object_get(
-					jschema_property(t->schemas, t->source, name), "x-gauge"));
+	bool gauge = json_is_true(json_object_get(schema, "x-gauge"));
 	if (json_is_integer(v) && gauge) {
 		json_t *d = json_real((double)json_integer_value(v));
-		add_value(t, name, d, nested);
+		add_value(t, name, d, nested, NULL);
 		json_decref(d);
 		return;
 	}
@@ -123,7 +126,7 @@ static void add_value(struct tally *t, const char *name, const json_t *v, bool n
 		json_object_foreach((json_t *)v, key, sub) {
 			char path[160];
 			snprintf(path, sizeof(path), "%s.%s", name, key);
-			add_value(t, path, sub, true);
+			add_value(t, path, sub, true, jschema_sub(t->schemas, t->source, schema, key));
 		}
 	}
 }
@@ -134,7 +137,7 @@ static void add_row(struct tally *t, const json_t *row)
 	const json_t *v;
 	json_object_foreach((json_t *)row, key, v)
 		if (!jschema_property(t->schemas, "envelope", key)) /* every source has these */
-			add_value(t, key, v, false);
+			add_value(t, key, v, false, jschema_property(t->schemas, t->source, key));
 	const json_t *tm = json_object_get(row, "t_mono_ns");
 	if (json_is_integer(tm))
 		t->t_end = json_integer_value(tm);
@@ -152,35 +155,52 @@ static void format_ns(json_int_t ns, char *buf, size_t len)
 }
 
 /* 2^k bytes as "512 B", "4 KiB", "1 GiB". */
-static void format_pow2(unsigned k, char *buf, size_t len)
+/* 2^k of a unit that steps by 1024 (bytes) or by 1000 (microseconds). */
+static void format_pow2(unsigned k, bool time, char *buf, size_t len)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	snprintf(buf, len, "%llu %s", 1ull << (k % 10), units[k / 10 < 4 ? k / 10 : 4]);
+	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	if (!time) {
+		snprintf(buf, len, "%llu %s", 1ull << (k % 10), bytes[k / 10 < 4 ? k / 10 : 4]);
+		return;
+	}
+	unsigned long long us = 1ull << k;
+	if (us < 1000)
+		snprintf(buf, len, "%llu us", us);
+	else if (us < 1000000)
+		snprintf(buf, len, "%.3g ms", (double)us / 1e3);
+	else
+		snprintf(buf, len, "%.3g s", (double)us / 1e6);
 }
 
-/* The byte range of log2 bucket i of n (docs/data-model.md): 0 is 0 bytes,
- * i is [2^(i-1), 2^i), the last is 2^(n-2) and more. */
-static void bucket_label(size_t i, size_t n, char *buf, size_t len)
+/* The range of log2 bucket i of n (docs/data-model.md): 0 is 0, i is
+ * [2^(i-1), 2^i), the last is 2^(n-2) and more. */
+static void bucket_label(size_t i, size_t n, bool time, char *buf, size_t len)
 {
 	char lo[24], hi[24];
 	if (i == 0) {
-		snprintf(buf, len, "0 B");
+		snprintf(buf, len, time ? "< 1 us" : "0 B");
 		return;
 	}
-	format_pow2((unsigned)i - 1, lo, sizeof(lo));
-	if (i == 1)
+	format_pow2((unsigned)i - 1, time, lo, sizeof(lo));
+	if (i == 1 && !time)
 		snprintf(buf, len, "%s", lo);
 	else if (i == n - 1)
 		snprintf(buf, len, ">= %s", lo);
 	else {
-		format_pow2((unsigned)i, hi, sizeof(hi));
+		format_pow2((unsigned)i, time, hi, sizeof(hi));
 		snprintf(buf, len, "%s to < %s", lo, hi);
 	}
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n > t && !strcmp(s + n - t, tail);
+}
+
 static void print_hist(const struct field *f)
 {
-	bool sized = strlen(f->name) > 10 && !strcmp(f->name + strlen(f->name) - 10, "_size_hist");
+	bool sized = ends_with(f->name, "_size_hist"), timed = ends_with(f->name, "_latency_hist");
 	json_int_t top = 0, total = 0;
 	for (size_t i = 0; i < f->nbuckets; i++) {
 		top = f->buckets[i] > top ? f->buckets[i] : top;
@@ -191,8 +211,8 @@ static void print_hist(const struct field *f)
 		char label[64];
 		if (!f->buckets[i])
 			continue;
-		if (sized)
-			bucket_label(i, f->nbuckets, label, sizeof(label));
+		if (sized || timed)
+			bucket_label(i, f->nbuckets, timed, label, sizeof(label));
 		else
 			snprintf(label, sizeof(label), "bucket %zu", i);
 		int width = (int)((f->buckets[i] * BAR_WIDTH + top - 1) / top);

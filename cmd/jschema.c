@@ -283,6 +283,28 @@ const json_t *jschema_property(const struct jschema_set *set, const char *name, 
 	return json_object_get(json_object_get(root, "properties"), key);
 }
 
+/* A "$ref" to "#/$defs/NAME" of root, followed; any other schema as is. */
+static const json_t *local_def(const json_t *root, const json_t *schema)
+{
+	const char *ref = json_string_value(json_object_get(schema, "$ref"));
+	static const char defs[] = "#/$defs/";
+	if (!ref || strncmp(ref, defs, sizeof(defs) - 1))
+		return schema;
+	return json_object_get(json_object_get(root, "$defs"), ref + sizeof(defs) - 1);
+}
+
+const json_t *jschema_sub(const struct jschema_set *set, const char *name, const json_t *schema,
+			  const char *key)
+{
+	const struct jdoc *doc;
+	const json_t *root = schema_root(set, name, &doc);
+	schema = local_def(root, schema);
+	if (!key)
+		return local_def(root, json_object_get(schema, "items"));
+	const json_t *p = json_object_get(json_object_get(schema, "properties"), key);
+	return local_def(root, p ? p : json_object_get(schema, "additionalProperties"));
+}
+
 size_t jschema_property_rank(const struct jschema_set *set, const char *name, const char *key)
 {
 	const struct jdoc *doc;

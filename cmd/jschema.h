@@ -34,6 +34,12 @@ bool jschema_has(const struct jschema_set *set, const char *name);
 const json_t *jschema_property(const struct jschema_set *set, const char *name, const char *key);
 /* Its position among the schema's properties (file order), SIZE_MAX when
  * the schema does not list it: for a stable column order. */
+/* Within name's schema, the part that describes a member key of what
+ * schema describes (properties, else additionalProperties), or its array
+ * elements when key is NULL (items); a "$ref" into the same schema's
+ * "$defs" is followed on the way. NULL when the schema says nothing. */
+const json_t *jschema_sub(const struct jschema_set *set, const char *name, const json_t *schema,
+			  const char *key);
 size_t jschema_property_rank(const struct jschema_set *set, const char *name, const char *key);
 
 /* where: the JSON pointer of the offending value ("" for the whole instance). */

@@ -17,15 +17,18 @@ struct shape_node {
 };
 
 static const char *const rule_names[] = {
-	[CELL_SUM] = "sum", [CELL_MAX] = "max", [CELL_MIN] = "min", [CELL_RATIO] = "ratio"};
+	[CELL_SUM] = "sum", [CELL_MAX] = "max", [CELL_MIN] = "min", [CELL_RATIO] = "ratio",
+	[CELL_MEAN] = "mean"};
 
-/* How the top-level field key combines in a cell, from its schema. */
-static int field_rule(const struct jschema_set *schemas, const char *source, const char *key,
-		      enum cell_rule *rule, struct errbuf *e)
+/* How a value combines in a cell, from the part of the schema that
+ * describes it (prop): its own x-cell or x-gauge, else what holds it says
+ * (rule as given: a histogram's buckets are counts like the array). */
+static int node_rule(const json_t *prop, const char *source, const char *name,
+		     enum cell_rule *rule, struct errbuf *e)
 {
-	const json_t *prop = jschema_property(schemas, source, key);
 	const json_t *x = json_object_get(prop, "x-cell");
-	*rule = json_is_true(json_object_get(prop, "x-gauge")) ? CELL_MAX : CELL_SUM;
+	if (json_is_true(json_object_get(prop, "x-gauge")))
+		*rule = CELL_MAX;
 	if (!x)
 		return 0;
 	for (size_t i = 0; i < sizeof(rule_names) / sizeof(rule_names[0]); i++)
@@ -33,8 +36,8 @@ static int field_rule(const struct jschema_set *schemas, const char *source, con
 			*rule = (enum cell_rule)i;
 			return 0;
 		}
-	return errbuf_set(e, EINVAL, "%s.%s: the schema's x-cell is not sum, max, min or ratio",
-			  source, key);
+	return errbuf_set(e, EINVAL, "%s.%s: the schema's x-cell is not sum, max, min, ratio or mean",
+			  source, name);
 }
 
 static int add_leaf(struct row_shape *s, struct shape_node *node, size_t rank,
@@ -60,9 +63,15 @@ static int add_leaf(struct row_shape *s, struct shape_node *node, size_t rank,
 	return 0;
 }
 
+/* node's shape from v; schema is the part of the source's schema that
+ * describes it, rule how it combines unless that part says otherwise. */
 static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, size_t rank,
-		 enum cell_rule rule, const char *source, struct errbuf *e)
+		 enum cell_rule rule, const json_t *schema, const struct jschema_set *schemas,
+		 const char *source, struct errbuf *e)
 {
+	int r = node_rule(schema, source, node->name, &rule, e);
+	if (r < 0)
+		return r;
 	if (json_is_array(v) || json_is_object(v)) {
 		node->kind = json_is_array(v) ? SN_ARRAY : SN_OBJECT;
 		node->n = json_is_array(v) ? json_array_size(v) : json_object_size(v);
@@ -88,7 +97,8 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 		for (i = 0; i < node->n; i++) {
 			sub = node->kind == SN_ARRAY ? json_array_get(v, i)
 						     : json_object_get(v, node->kid[i].key);
-			int r = learn(s, &node->kid[i], sub, rank, rule, source, e);
+			const json_t *sub_schema = jschema_sub(schemas, source, schema, node->kid[i].key);
+			r = learn(s, &node->kid[i], sub, rank, rule, sub_schema, schemas, source, e);
 			if (r < 0)
 				return r;
 		}
@@ -126,15 +136,12 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
 		if (jschema_property(schemas, "envelope", key))
 			continue;
 		struct shape_node *node = &s->root->kid[s->root->n++];
-		enum cell_rule rule;
-		int r = field_rule(schemas, source, key, &rule, e);
-		if (r < 0)
-			return r;
 		node->key = strdup(key);
 		node->name = strdup(key);
 		if (!node->key || !node->name)
 			return errbuf_set(e, ENOMEM, "out of memory");
-		r = learn(s, node, v, jschema_property_rank(schemas, source, key), rule, source, e);
+		int r = learn(s, node, v, jschema_property_rank(schemas, source, key), CELL_SUM,
+			      jschema_property(schemas, source, key), schemas, source, e);
 		if (r == -ENOMEM)
 			return errbuf_set(e, ENOMEM, "out of memory");
 		if (r < 0)

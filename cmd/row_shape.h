@@ -7,10 +7,12 @@
  * the same keys, array lengths and members.
  *
  * How a leaf's values combine in a grid cell (cells.h) comes from the
- * source's schema, never from its name: the field's "x-cell" annotation
- * ("sum", "max", "min", "ratio"), else "max" for a gauge ("x-gauge": true),
- * else "sum" for an integer field. A field with none of these (a real
- * number the schema says nothing about) has no meaning in a cell, and the
+ * source's schema, never from its name: the "x-cell" annotation ("sum",
+ * "max", "min", "ratio", "mean") or "x-gauge": true ("max") of the leaf's
+ * part of the schema, else of the nearest part that holds it (by_device's
+ * members: additionalProperties, properties), else "sum" for an integer.
+ * A leaf with none of these (a real number the schema says nothing about)
+ * has no meaning in a cell, and the
  * shape is refused. CELL_RATIO leaves take their inputs from the episode's
  * manifest: sources.<name>.ratios.<field>.numerator and .denominator. */
 #ifndef IOPSAMPLE_ROW_SHAPE_H

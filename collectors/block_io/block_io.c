@@ -80,14 +80,19 @@ static int load(struct block_io_bpf **out, struct errbuf *why)
 	return 0;
 }
 
-/* The whole load, verifier included, then nothing kept. */
+/* The whole load, verifier included, then nothing kept; what it found
+ * goes to the manifest's "ebpf" as for syscall_io's eBPF backend. */
 static int bio_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
 {
 	(void)sc;
 	struct block_io_bpf *skel;
-	int r = ebpf_host_check(manifest, why);
+	json_t *facts = json_object();
+	int r = ebpf_host_check(facts, why);
 	if (r == 0 && (r = load(&skel, why)) == 0)
 		block_io_bpf__destroy(skel);
+	json_object_set_new(facts, "works", json_boolean(r == 0));
+	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(why->msg));
+	json_object_set_new(manifest, "ebpf", facts);
 	return r;
 }
 
