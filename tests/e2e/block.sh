@@ -1,0 +1,295 @@
+# block_io and diskstats on a loop device over a file in /dev/shm, driven by
+# tests/workloads/blkwork, which counts the I/O it does. The loop device is
+# detached (and a loop device made for a test removed) however the test ends.
+. "$(dirname "$0")/lib/common.sh"
+
+BLKWORK=$WORKLOADS/blkwork
+IMG=/dev/shm/iopsample-e2e-$$.img
+LOOP=
+# the number of a loop device a test added with LOOP_CTL_ADD (in a file:
+# each check runs in a subshell)
+EXTRA=$WORK/loop-added
+
+# /dev/loop-control's ioctls (include/uapi/linux/loop.h)
+loop_ctl() { "$PY" -c 'import fcntl, os, sys
+fd = os.open("/dev/loop-control", os.O_RDWR)
+print(fcntl.ioctl(fd, int(sys.argv[1], 16), int(sys.argv[2])))' "$@"; }
+LOOP_CTL_ADD=0x4C80
+LOOP_CTL_REMOVE=0x4C81
+
+block_cleanup() {
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	[ -s "$EXTRA" ] && loop_ctl $LOOP_CTL_REMOVE "$(cat "$EXTRA")" >/dev/null 2>&1
+	rm -f "$IMG"
+	cleanup
+}
+trap block_cleanup EXIT
+
+# No udev here re-reading a device after a writer closes it? Then every
+# read on the device is a test's own, and all_read_* are exact too.
+udev_quiet() { ! pgrep -x systemd-udevd >/dev/null && ! pgrep -x udevd >/dev/null; }
+
+setup() {
+	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; }
+	truncate -s 64M "$IMG" && LOOP=$(losetup -f --show "$IMG") || { LOOP=; return 1; }
+	DEV=${LOOP#/dev/}
+}
+
+# The tree (two processes) and a process outside it do known O_DIRECT I/O
+# on the device during one episode.
+direct_episode() {
+	cat >"$WORK/d.yaml" <<EOY
+episode: {name: d, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "$BLKWORK direct $LOOP 0 2 10 && while [ ! -e $WORK/outside.done ]; do sleep 0.02; done"]}
+sources:
+  block_io: {interval: 20ms, devices: [$DEV]}
+  diskstats: {interval: 20ms, devices: [$DEV]}
+EOY
+	(
+		wait_for_file "$WORK/episodes/d/block_io.jsonl" 10 &&
+			"$BLKWORK" direct "$LOOP" 33554432 1 4 >"$WORK/outside.json"
+		touch "$WORK/outside.done"
+	) &
+	"$IOPSAMPLE" run "$WORK/d.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	wait
+}
+
+direct_exact() {
+	episode_py "$WORK/episodes/d" "$DEV" "$WORK/outside.json" <<'PY'
+import json
+from epi import expect
+dev, outside = sys.argv[2], json.load(open(sys.argv[3]))
+tree = ep.target_report()
+rows = ep.rows["block_io"]
+for d in ("read", "write"):
+    for what in ("ops", "bytes"):
+        f = "%s_%s" % (d, what)
+        got = ep.total("block_io", f)
+        expect(got == tree[f], "%s: block_io %d, the tree did %d" % (f, got, tree[f]))
+        expect(sum(r["by_device"][dev][f] for r in rows) == got, "by_device %s" % f)
+    size = [sum(c) for c in zip(*(r[d + "_size_hist"] for r in rows))]
+    expect(size == tree[d + "_size_hist"], "%s_size_hist %s, the tree's %s" % (d, size, tree[d + "_size_hist"]))
+    for i, r in enumerate(rows):
+        expect(sum(r[d + "_size_hist"]) == r[d + "_ops"] == sum(r[d + "_latency_hist"]),
+               "row %d: %s histograms do not sum to its ops" % (i, d))
+for f in ("flush_ops", "discard_ops", "discard_bytes"):
+    expect(ep.total("block_io", f) == 0, f)
+print("block_io: the tree's %d reads, %d writes (%d + %d bytes) exactly, in %d rows" % (
+    tree["read_ops"], tree["write_ops"], tree["read_bytes"], tree["write_bytes"], len(rows)))
+PY
+}
+
+direct_outside() {
+	local exact=0
+	udev_quiet && exact=1
+	episode_py "$WORK/episodes/d" "$WORK/outside.json" $exact <<'PY'
+import json
+from epi import expect
+outside, exact = json.load(open(sys.argv[2])), sys.argv[3] == "1"
+tree = ep.target_report()
+expect(outside["write_ops"] > 0, "the outside process did nothing")
+for f in ("read_ops", "read_bytes", "write_ops", "write_bytes"):
+    both = tree[f] + outside[f]
+    got = ep.total("block_io", "all_" + f)
+    ok = got == both if exact or f.startswith("write") else got >= both
+    expect(ok, "all_%s %d, the tree and the outsider did %d" % (f, got, both))
+    expect(ep.total("block_io", f) == tree[f], "%s holds the outsider's" % f)
+print("all_*: the outside process's %d reads and %d writes are in all_* only" % (
+    outside["read_ops"], outside["write_ops"]))
+PY
+}
+
+direct_diskstats() {
+	episode_py "$WORK/episodes/d" <<'PY'
+from epi import expect
+for f in ("read_ops", "read_bytes", "write_ops", "write_bytes"):
+    b, d = ep.total("block_io", "all_" + f), ep.total("diskstats", f)
+    expect(b == d, "block_io all_%s %d, diskstats %s %d" % (f, b, f, d))
+utils = [r["util_pct"] for r in ep.rows["diskstats"] if r["util_pct"] is not None]
+expect(utils and all(0 <= u <= 100 for u in utils), "util_pct %s" % utils)
+expect(all(r["in_flight"] >= 0 for r in ep.rows["diskstats"]), "in_flight")
+print("diskstats agrees with block_io's all_* (%d reads, %d writes); util_pct %.1f..%.1f" % (
+    ep.total("diskstats", "read_ops"), ep.total("diskstats", "write_ops"), min(utils), max(utils)))
+PY
+}
+
+# export spreads both sources over a grid with no code of theirs: counts
+# keep their totals, util_pct stays a percentage, in_flight a level.
+direct_export() {
+	"$IOPSAMPLE" export "$WORK/episodes/d" -o "$WORK/d.csv" --grid 50ms || return 1
+	"$PY" - "$WORK/d.csv" "$WORK/episodes/d" "$DEV" <<'PY'
+import csv, sys, epi
+from epi import expect
+rows = list(csv.DictReader(open(sys.argv[1])))
+ep, dev = epi.Episode(sys.argv[2]), sys.argv[3]
+def total(col):
+    return sum(int(r[col]) for r in rows if r[col] != "")
+for f in ("write_ops", "all_read_bytes", "by_device.%s.read_ops" % dev, "write_latency_hist.5"):
+    src = f.split(".")
+    want = 0
+    for r in ep.rows["block_io"]:
+        v = r
+        for k in src:
+            v = v[int(k)] if isinstance(v, list) else v[k]
+        want += v
+    expect(total("block_io." + f) == want, "export block_io.%s %d, rows %d" % (f, total("block_io." + f), want))
+for col in ("diskstats.util_pct", "diskstats.by_device.%s.util_pct" % dev):
+    vals = [float(r[col]) for r in rows if r[col] != ""]
+    expect(vals and all(0 <= v <= 100 for v in vals), "%s %s" % (col, vals))
+expect(all(r["diskstats.in_flight"] == "" or int(r["diskstats.in_flight"]) >= 0 for r in rows), "in_flight")
+PY
+}
+
+# Buffered writes and then fsync(), on the raw device. What this shows: the
+# write()s only dirty the page cache (proc_io's write_bytes counts them
+# there); nothing reaches the device until fsync(), whose writeback runs in
+# the calling process, so every byte is the tree's, as one 4 KiB bio per
+# page, which the block layer merges into a few large requests; then one
+# empty flush. Each merged bio still counts as one of the tree's write_ops:
+# write_ops = requests + merges, as diskstats reports them.
+buffered_fsync() {
+	cat >"$WORK/f.yaml" <<EOY
+episode: {name: f, output_dir: $WORK/episodes}
+target: {command: [$BLKWORK, buffered, $LOOP, "0", "4194304"]}
+sources:
+  proc_io: {interval: 20ms}
+  block_io: {interval: 20ms, devices: [$DEV]}
+  diskstats: {interval: 20ms, devices: [$DEV]}
+EOY
+	"$IOPSAMPLE" run "$WORK/f.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/f" <<'PY'
+from epi import expect
+n = ep.target_report()["write_bytes"]
+t = lambda s, f: ep.total(s, f)
+expect(t("proc_io", "write_bytes") >= n, "proc_io write_bytes %d" % t("proc_io", "write_bytes"))
+expect(t("block_io", "write_bytes") == n, "the tree's write_bytes %d of %d" % (t("block_io", "write_bytes"), n))
+expect(t("block_io", "write_ops") == n // 4096, "the tree's write_ops %d" % t("block_io", "write_ops"))
+expect(t("block_io", "flush_ops") == 1, "flush_ops %d" % t("block_io", "flush_ops"))
+expect(t("block_io", "all_write_bytes") == t("diskstats", "write_bytes") == n, "all_write_bytes")
+expect(t("block_io", "all_write_ops") == t("diskstats", "write_ops"), "all_write_ops %d, diskstats %d" % (
+    t("block_io", "all_write_ops"), t("diskstats", "write_ops")))
+merged = t("diskstats", "write_merges")
+requests = t("diskstats", "write_ops") - t("diskstats", "flush_ops")  # fsync's empty flush is a write
+expect(merged > 0, "nothing merged")
+expect(t("block_io", "write_ops") == requests + merged,
+       "write_ops %d != %d requests + %d merges" % (t("block_io", "write_ops"), requests, merged))
+print("buffered %d bytes + fsync: %d bios of the tree, merged into %d requests (%d merges), 1 flush" % (
+    n, t("block_io", "write_ops"), requests, merged))
+PY
+}
+
+rows_at_least() { [ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ]; }
+
+# A device that leaves /proc/diskstats mid-episode (a loop device removed
+# through /dev/loop-control) keeps its keys, null from then on, and the
+# manifest says so; the totals go on with the devices that remain.
+vanishing() {
+	local n=200
+	while [ -e /sys/block/loop$n ]; do n=$((n + 1)); done
+	loop_ctl $LOOP_CTL_ADD $n >/dev/null && echo $n >"$EXTRA" || { echo "LOOP_CTL_ADD $n failed"; return 1; }
+	cat >"$WORK/v.yaml" <<EOY
+episode: {name: v, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "while [ ! -e $WORK/removed ]; do sleep 0.02; done; $BLKWORK direct $LOOP 0 1 2; sleep 0.1"]}
+sources:
+  diskstats: {interval: 20ms, devices: [$DEV, loop$n]}
+EOY
+	(
+		wait_until 10 rows_at_least "$WORK/episodes/v/diskstats.jsonl" 3 &&
+			loop_ctl $LOOP_CTL_REMOVE $n >/dev/null && rm "$EXTRA"
+		touch "$WORK/removed"
+	) &
+	"$IOPSAMPLE" run "$WORK/v.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	wait
+	[ ! -e /sys/block/loop$n ] || { echo "loop$n was not removed"; return 1; }
+	episode_py "$WORK/episodes/v" "$DEV" "loop$n" <<'PY'
+from epi import expect
+dev, gone = sys.argv[2], sys.argv[3]
+rows = ep.rows["diskstats"]
+nulls = [all(v is None for v in r["by_device"][gone].values()) for r in rows]
+expect(not nulls[0] and nulls[-1], "loop device's values %s" % nulls)
+first = nulls.index(True)
+expect(all(nulls[first:]), "values came back after the device left")
+expect(all(r["write_ops"] is not None for r in rows), "the totals went null")
+expect(sum(r["write_ops"] for r in rows) == sum(r["by_device"][dev]["write_ops"] for r in rows) > 0,
+       "the totals are not the remaining device's")
+w = [w for w in ep.manifest["warnings"] if gone in w]
+expect(len(w) == 1 and w[0].startswith("diskstats: block device " + gone), "warnings %s" % ep.manifest["warnings"])
+print("row %d of %d on: %s null; %s" % (first, len(rows), gone, w[0]))
+PY
+}
+
+bad_devices() {
+	local src out c
+	for src in block_io diskstats; do
+		printf 'episode: {name: bad, output_dir: %s/bad}\ntarget: {command: [true]}\nsources:\n  %s: {devices: [%s, nosuchdisk]}\n' \
+			"$WORK" "$src" "$DEV" >"$WORK/bad.yaml"
+		out=$("$IOPSAMPLE" run "$WORK/bad.yaml" 2>&1)
+		c=$?
+		[ $c -eq 78 ] || { echo "$src: exit $c: $out"; return 1; }
+		[ "$out" = "iopsample: $WORK/bad.yaml:4:$((${#src} + 18 + ${#DEV})): no block device \"nosuchdisk\" (/sys/class/block names them)" ] ||
+			{ echo "$src: $out"; return 1; }
+	done
+	[ ! -e "$WORK/bad" ] || { echo "an episode directory was created"; return 1; }
+}
+
+# user nobody may not call bpf(): a required block_io exits 77 before the
+# target runs; an optional one is unavailable with the reason, and
+# diskstats (deployable) still works.
+not_permitted() {
+	local dir out c
+	dir=$(unprivileged_dir nobody)
+	printf 'episode: {name: r, output_dir: %s}\ntarget: {command: [touch, %s/ran]}\nsources:\n  block_io: {devices: [%s]}\n' \
+		"$dir" "$dir" "$DEV" >"$dir/r.yaml"
+	printf 'episode: {name: o, output_dir: %s}\ntarget: {command: [sleep, "0.1"]}\nsources:\n  block_io: {devices: [%s], required: false}\n  diskstats: {devices: [%s]}\n' \
+		"$dir" "$DEV" "$DEV" >"$dir/o.yaml"
+	chmod 644 "$dir"/*.yaml
+	out=$(as_nobody "$dir/iopsample" run "$dir/r.yaml" --quiet 2>&1)
+	c=$?
+	[ $c -eq 77 ] || { echo "required: exit $c: $out"; return 1; }
+	grep -q "block_io cannot run on this host: bpf() refused" <<<"$out" || { echo "$out"; return 1; }
+	[ ! -e "$dir/ran" ] || { echo "the target ran"; return 1; }
+	as_nobody "$dir/iopsample" run "$dir/o.yaml" --quiet || { echo "optional: exit $?"; return 1; }
+	episode_py "$dir/o" <<'PY'
+from epi import expect
+s = ep.manifest["sources"]
+expect(s["block_io"]["status"] == "unavailable" and s["block_io"]["error"].startswith("bpf() refused"), "block_io %s" % s["block_io"])
+expect(s["block_io"]["ebpf"]["works"] is False, "ebpf facts %s" % s["block_io"].get("ebpf"))
+expect(s["diskstats"]["status"] == "ok" and ep.rows["diskstats"][-1]["final"], "diskstats %s" % s["diskstats"])
+PY
+	# and probe says the same
+	as_nobody "$dir/iopsample" probe | "$PY" -c '
+import json, sys
+s = json.load(sys.stdin)["sources"]
+assert s["block_io"]["status"] == "unavailable" and "bpf() refused" in s["block_io"]["error"], s["block_io"]
+assert s["diskstats"]["status"] == "ok", s["diskstats"]'
+}
+
+if ! setup >"$WORK/setup.out" 2>&1; then
+	setup_out=$(tr '\n' ' ' <"$WORK/setup.out")
+	for t in block_io_counts_the_trees_direct_io_exactly block_io_all_holds_io_from_outside_the_tree \
+		diskstats_agrees_with_block_io_all export_spreads_block_sources_over_a_grid \
+		buffered_writes_reach_the_device_at_fsync_in_the_tree diskstats_device_that_vanishes_is_null_and_warned \
+		block_sources_nonexistent_device_exits_78 block_io_not_permitted_exits_77_or_unavailable; do
+		skip $t "no loop device: $setup_out"
+	done
+	exit 0
+fi
+if direct_episode_out=$(direct_episode 2>&1); then
+	check block_io_counts_the_trees_direct_io_exactly direct_exact
+	check block_io_all_holds_io_from_outside_the_tree direct_outside
+	check diskstats_agrees_with_block_io_all direct_diskstats
+	check export_spreads_block_sources_over_a_grid direct_export
+else
+	for t in block_io_counts_the_trees_direct_io_exactly block_io_all_holds_io_from_outside_the_tree \
+		diskstats_agrees_with_block_io_all export_spreads_block_sources_over_a_grid; do
+		fail $t "the episode: $direct_episode_out"
+	done
+fi
+check buffered_writes_reach_the_device_at_fsync_in_the_tree buffered_fsync
+check diskstats_device_that_vanishes_is_null_and_warned vanishing
+check block_sources_nonexistent_device_exits_78 bad_devices
+if id nobody >/dev/null 2>&1; then
+	check block_io_not_permitted_exits_77_or_unavailable not_permitted
+else
+	skip block_io_not_permitted_exits_77_or_unavailable "no user nobody to run unprivileged"
+fi
