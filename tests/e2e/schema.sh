@@ -95,7 +95,12 @@ env = list(schema("envelope")["properties"])
 got = table_fields("### The envelope")
 expect(got == env, "envelope: docs %s, schema %s" % (got, env))
 typed = 0
-for source in ("envelope", "proc_io", "syscall_io", "perf_event"):
+# every source the manifest may name, in registry order
+sources = schema("manifest")["$defs"]["source_name"]["enum"]
+expect(sorted(sources) == sorted(f[:-12] for f in os.listdir(SCHEMA_DIR)
+                                 if f.endswith(".schema.json") and f[:-12] not in ("envelope", "manifest")),
+       "schema/ holds a row schema the manifest does not name, or the reverse")
+for source in ["envelope"] + sources:
     s = schema(source)
     rows = table_rows("### The envelope" if source == "envelope" else "## " + source)
     if source != "envelope":
@@ -119,11 +124,13 @@ missing = [k for k in list(entry) + list(entry["events"]["items"]["properties"])
 expect(not missing, "manifest sources: the docs do not name %s" % missing)
 # export's rules (x-cell, x-gauge): every field that is not summed is in the
 # Exporting table under its rule, and every summed field is a count
-rules = dict(re.findall(r"^\| `(sum|max|min|ratio)` \| ([^|]*) \|", doc.split("## Exporting", 1)[1], re.M))
-expect(sorted(rules) == ["max", "min", "ratio", "sum"], "Exporting: rules %s" % sorted(rules))
-for source in ("proc_io", "syscall_io", "perf_event"):
+rules = dict(re.findall(r"^\| `(sum|max|min|ratio|mean)` \| ([^|]*) \|", doc.split("## Exporting", 1)[1], re.M))
+expect(sorted(rules) == ["max", "mean", "min", "ratio", "sum"], "Exporting: rules %s" % sorted(rules))
+for source in sources:
     s = schema(source)
-    for name, p in list(s["properties"].items()) + [("<event>", v) for v in s.get("patternProperties", {}).values()]:
+    # by_device's members: each device's fields, under their own rules
+    nested = [(n, p) for d in s.get("$defs", {}).values() for n, p in d.get("properties", {}).items()]
+    for name, p in list(s["properties"].items()) + [("<event>", v) for v in s.get("patternProperties", {}).values()] + nested:
         if name == "source":
             continue
         rule = p.get("x-cell", "max" if p.get("x-gauge") else "sum")
