@@ -145,9 +145,10 @@ $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/workloads/perfwork \
-       $(BUILD)/.test-deps
+       $(BUILD)/workloads/blkwork $(BUILD)/.test-deps
 	@tools/install-deps strace bpftrace
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
+	/usr/bin/python3 bench/block_io.py $(BUILD)
 	/usr/bin/python3 bench/perf_event.py $(BUILD)
 	/usr/bin/python3 bench/compression.py $(BUILD)
 	/usr/bin/python3 bench/export.py $(BUILD)

@@ -11,6 +11,9 @@
  *          "read_size_hist": [32], "write_size_hist": [32]}
  *       with the histograms over log2 buckets of the call's size, the
  *       edges of docs/data-model.md written here independently.
+ *   blkwork reads DEV COUNT
+ *       COUNT O_DIRECT pread()s of 4 KiB, walking the first 16 MiB of DEV
+ *       (bench/block_io.py's block-heavy workload); prints {"read_ops": N}.
  *   blkwork buffered DEV OFFSET BYTES
  *       write()s BYTES to DEV through the page cache in 4 KiB calls, then
  *       fsync(): prints {"write_bytes": BYTES}.
@@ -153,13 +156,33 @@ static int run_buffered(const char *dev, off_t offset, long long bytes)
 	return fflush(stdout) == 0 ? 0 : 2;
 }
 
+static int run_reads(const char *dev, long count)
+{
+	int fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	void *buf = aligned_alloc(4096, 4096);
+	if (fd < 0 || !buf)
+		die(dev);
+	for (long i = 0; i < count; i++) {
+		errno = 0;
+		if (pread(fd, buf, 4096, (off_t)(i % 4096) * 4096) != 4096)
+			die("pread");
+	}
+	close(fd);
+	free(buf);
+	printf("{\"read_ops\": %ld}\n", count);
+	return fflush(stdout) == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "direct"))
 		return run_direct(argv[2], atoll(argv[3]), atoi(argv[4]), atoi(argv[5]));
+	if (argc == 4 && !strcmp(argv[1], "reads"))
+		return run_reads(argv[2], atol(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "buffered") && atoll(argv[4]) % 4096 == 0)
 		return run_buffered(argv[2], atoll(argv[3]), atoll(argv[4]));
 	fprintf(stderr, "usage: blkwork direct DEV OFFSET PROCS ROUNDS\n"
+			"       blkwork reads DEV COUNT\n"
 			"       blkwork buffered DEV OFFSET BYTES (a multiple of 4096)\n");
 	return 2;
 }
