@@ -9,13 +9,15 @@
  *                      bio of the tree is remembered in tree_bios;
  *   block_rq_issue     the driver takes a request: its bios of the tree get
  *                      their issue time (the first issue, if requeued);
- *   block_bio_complete the bio ended (all its split parts included): a
- *                      bio of the tree counts now, ops, bytes, size and
- *                      latency together, so each row's histograms sum to
- *                      its ops;
- *   block_rq_complete  the device completed bytes of a request: everyone's
- *                      bytes, and an op when nothing of it is left, as
- *                      /proc/diskstats counts them.
+ *   block_rq_complete  the device completed bytes of a request: the bios
+ *                      of the tree that this part ends count now, ops,
+ *                      bytes, size and latency together, so each row's
+ *                      histograms sum to its ops; and everyone's bytes,
+ *                      with an op when nothing of the request is left, as
+ *                      /proc/diskstats counts them;
+ *   block_bio_complete a bio ended on a device without requests (dm, md,
+ *                      zram): blk-mq clears a request's bios' trace flag,
+ *                      so only those come here.
  *
  * Issue and completion run in whatever context the driver uses (a kworker,
  * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826). */
