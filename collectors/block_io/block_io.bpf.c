@@ -38,13 +38,7 @@ struct {
 	__type(value, __u8);
 } bio_devices SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1); /* the number of possible CPUs, set before load */
-	__type(key, __u32);
-	__type(value, struct bio_slot);
-} bio_slots SEC(".maps");
+EBPF_SLOTS_MAP(bio_slots, struct bio_slot);
 
 /* What a bio of the tree will count when it completes. */
 enum tree_bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };

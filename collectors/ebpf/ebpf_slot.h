@@ -35,6 +35,18 @@ struct ebpf_slot_seq {
 #define EBPF_SLOT_LEAVE(seq) EBPF_SLOT_BUMP(&(seq)->ended)
 #define EBPF_SLOT_ADD(p, v) __sync_fetch_and_add((p), (v))
 
+/* The array map of a source's slots, type slot_t: one per possible CPU
+ * (ebpf_slots_size() sets the number before load), mapped read-only by the
+ * sampler (BPF_F_MMAPABLE). */
+#define EBPF_SLOTS_MAP(name, slot_t)                                                               \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                                  \
+		__uint(map_flags, BPF_F_MMAPABLE);                                                 \
+		__uint(max_entries, 1);                                                            \
+		__type(key, __u32);                                                                \
+		__type(value, slot_t);                                                             \
+	} name SEC(".maps")
+
 /* The running CPU's slot of an array map with one slot per possible CPU
  * (BPF_F_MMAPABLE, so the sampler reads it without a syscall). The program
  * cannot migrate while it runs. */

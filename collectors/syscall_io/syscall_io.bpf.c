@@ -18,13 +18,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u8 sio_index[SIO_MAX_NR];      /* counted index of a syscall number */
 const volatile __u8 sio_dir[SIO_MAX_SYSCALLS];  /* enum io_dir of a counted index */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1); /* the number of possible CPUs, set before load */
-	__type(key, __u32);
-	__type(value, struct sio_slot);
-} sio_slots SEC(".maps");
+EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
