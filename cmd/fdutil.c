@@ -27,36 +27,42 @@ ssize_t write_all(int fd, const void *buf, size_t len)
 	return (ssize_t)done;
 }
 
-char *read_all(int fd, size_t *len)
+ssize_t read_all_into(int fd, char **buf, size_t *cap)
 {
-	size_t cap = 0, n = 0;
-	char *buf = NULL;
+	size_t n = 0;
 	for (;;) {
-		if (cap - n < 2) {
-			cap = cap ? 2 * cap : 16384;
-			char *more = realloc(buf, cap);
-			if (!more) {
-				free(buf);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = more;
+		if (*cap - n < 2) {
+			size_t more = *cap ? 2 * *cap : 16384;
+			char *grown = realloc(*buf, more);
+			if (!grown)
+				return -ENOMEM;
+			*buf = grown;
+			*cap = more;
 		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
+		ssize_t r = read(fd, *buf + n, *cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			int err = errno;
-			free(buf);
-			errno = err;
-			return NULL;
-		}
+		if (r < 0)
+			return -errno;
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
-	buf[n] = '\0';
-	*len = n;
+	(*buf)[n] = '\0';
+	return (ssize_t)n;
+}
+
+char *read_all(int fd, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n = read_all_into(fd, &buf, &cap);
+	if (n < 0) {
+		free(buf);
+		errno = (int)-n;
+		return NULL;
+	}
+	*len = (size_t)n;
 	return buf;
 }
 

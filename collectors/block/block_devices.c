@@ -201,8 +201,9 @@ static int add_named(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t
 	return 0;
 }
 
-int blk_config_parse(struct blk_config *cfg, struct cfg_ctx *c, const char *key, yaml_node_t *value)
+int blk_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value)
 {
+	struct blk_config *cfg = priv;
 	if (strcmp(key, "devices"))
 		return -ENOENT;
 	cfg->devs.n = 0;
@@ -210,8 +211,9 @@ int blk_config_parse(struct blk_config *cfg, struct cfg_ctx *c, const char *key,
 	return cfg_each_name(c, value, key, "block device", add_named, cfg);
 }
 
-void blk_config_describe(const struct blk_config *cfg, json_t *out)
+void blk_config_describe(const void *priv, json_t *out)
 {
+	const struct blk_config *cfg = priv;
 	json_t *names = json_null();
 	if (cfg->chosen) {
 		names = json_array();

@@ -62,11 +62,11 @@ struct blk_config {
 	struct blk_devices devs;
 };
 
-/* parse_key's part for "devices"; -ENOENT for any other key. */
-int blk_config_parse(struct blk_config *cfg, struct cfg_ctx *c, const char *key,
-		     yaml_node_t *value);
-/* "devices": the names given, or null for the default. */
-void blk_config_describe(const struct blk_config *cfg, json_t *out);
+/* A block source's collector_ops parse_key and describe, its priv a
+ * struct blk_config: "devices" (-ENOENT for any other key), and in the
+ * resolved config the names given, or null for the default. */
+int blk_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value);
+void blk_config_describe(const void *priv, json_t *out);
 /* The devices to watch, resolved now. 0 or -errno with why. */
 int blk_config_devices(const struct blk_config *cfg, struct blk_devices *out, struct errbuf *why);
 

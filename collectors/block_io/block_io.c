@@ -53,16 +53,6 @@ struct block_io {
 	json_t *hist[2][2][LOG2_HIST_BUCKETS];
 };
 
-static int parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
-{
-	return blk_config_parse(priv, c, key, v);
-}
-
-static void describe(const void *priv, json_t *out)
-{
-	blk_config_describe(priv, out);
-}
-
 static int load(struct block_io_bpf **out, struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
@@ -130,9 +120,8 @@ static json_t *counter(json_t *obj, const char *name)
 /* The row's keys, fixed from here on. */
 static void add_fields(struct block_io *b, json_t *row)
 {
-	for (int c = 0; c < BIO_COUNTERS; c++)
-		if (c < BIO_ALL_READ_OPS)
-			b->total[c] = counter(row, counter_names[c]);
+	for (int c = 0; c < BIO_ALL_READ_OPS; c++) /* the tree's, then its histograms */
+		b->total[c] = counter(row, counter_names[c]);
 	for (int lat = 0; lat < 2; lat++)
 		for (int dir = 0; dir < 2; dir++) {
 			json_t *a = json_array();
@@ -218,8 +207,8 @@ const struct collector_ops block_io_ops = {
 	.name = "block_io",
 	.available_in_deployment = false,
 	.priv_size = sizeof(struct blk_config),
-	.parse_key = parse_key,
-	.describe = describe,
+	.parse_key = blk_config_parse,
+	.describe = blk_config_describe,
 	.probe = bio_probe,
 	.open = bio_open,
 	.sample = bio_sample,

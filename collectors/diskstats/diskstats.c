@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "collector.h"
 #include "diskstats_line.h"
+#include "fdutil.h"
 
 #define DISKSTATS "/proc/diskstats"
 
@@ -56,54 +57,21 @@ struct diskstats {
 	char *buf;
 	size_t cap;
 	int64_t start_ns, prev_ns;
-	struct ds_line *prev, *now; /* per device: the previous and this sample's lines */
-	bool *seen, *gone;
-	json_t *total, **dev; /* the objects the values go in: the row, by_device.<name> */
+	/* per device: the previous and this sample's lines */
+	struct ds_line prev[BLK_MAX_DEVICES], now[BLK_MAX_DEVICES];
+	bool seen[BLK_MAX_DEVICES], gone[BLK_MAX_DEVICES];
+	/* the objects the values go in: the row, by_device.<name> */
+	json_t *total, *dev[BLK_MAX_DEVICES];
 };
 
-static int parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
+/* This sample's line of every device in p->now; p->seen[i] false for a
+ * device absent. */
+static int read_lines(struct diskstats *p, struct errbuf *why)
 {
-	return blk_config_parse(priv, c, key, v);
-}
-
-static void describe(const void *priv, json_t *out)
-{
-	blk_config_describe(priv, out);
-}
-
-/* The whole file in p->buf, NUL-terminated. */
-static int read_all(struct diskstats *p)
-{
-	size_t len = 0;
-	for (;;) {
-		if (p->cap - len < 4096) {
-			size_t cap = p->cap ? p->cap * 2 : 16384;
-			char *b = realloc(p->buf, cap);
-			if (!b)
-				return -ENOMEM;
-			p->buf = b;
-			p->cap = cap;
-		}
-		ssize_t n = pread(p->fd, p->buf + len, p->cap - len - 1, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	p->buf[len] = '\0';
-	return 0;
-}
-
-/* This sample's line of every device; seen[i] false for a device absent. */
-static int read_lines(struct diskstats *p, struct ds_line *now, bool *seen, struct errbuf *why)
-{
-	int r = read_all(p);
+	ssize_t r = lseek(p->fd, 0, SEEK_SET) < 0 ? -errno : read_all_into(p->fd, &p->buf, &p->cap);
 	if (r < 0)
-		return errbuf_set(why, -r, DISKSTATS ": %s", strerror(-r));
-	memset(seen, 0, p->devs.n * sizeof(*seen));
+		return errbuf_set(why, (int)-r, DISKSTATS ": %s", strerror((int)-r));
+	memset(p->seen, 0, sizeof(p->seen));
 	for (char *line = p->buf, *end; *line; line = end) {
 		end = strchrnul(line, '\n');
 		bool more = *end == '\n';
@@ -112,8 +80,8 @@ static int read_lines(struct diskstats *p, struct ds_line *now, bool *seen, stru
 		int at;
 		if (ds_parse_line(line, &l) == 0 &&
 		    (at = blk_devices_find(&p->devs, l.major, l.minor)) >= 0) {
-			now[at] = l;
-			seen[at] = true;
+			p->now[at] = l;
+			p->seen[at] = true;
 		}
 		end += more;
 	}
@@ -128,11 +96,6 @@ static void ds_close(void *state)
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->buf);
-	free(p->prev);
-	free(p->now);
-	free(p->seen);
-	free(p->gone);
-	free(p->dev);
 	free(p);
 }
 
@@ -191,7 +154,7 @@ static void fill_row(struct diskstats *p, double elapsed_ms)
  * come back as another device), and the manifest says when it went. */
 static int take(struct diskstats *p, struct errbuf *why)
 {
-	int r = read_lines(p, p->now, p->seen, why);
+	int r = read_lines(p, why);
 	if (r < 0)
 		return r;
 	for (size_t d = 0; d < p->devs.n; d++) {
@@ -217,15 +180,10 @@ static int ds_open(const struct source_config *sc, const struct target_info *t, 
 		return errbuf_set(why, ENOMEM, "out of memory");
 	p->fd = -1;
 	int r = blk_config_devices(sc->priv, &p->devs, why);
-	size_t n = p->devs.n ? p->devs.n : 1;
-	if (r == 0 && (!(p->prev = calloc(n, sizeof(*p->prev))) || !(p->now = calloc(n, sizeof(*p->now))) ||
-		       !(p->seen = calloc(n, sizeof(*p->seen))) || !(p->gone = calloc(n, sizeof(*p->gone))) ||
-		       !(p->dev = calloc(n, sizeof(*p->dev)))))
-		r = errbuf_set(why, ENOMEM, "out of memory");
 	if (r == 0 && (p->fd = open(DISKSTATS, O_RDONLY | O_CLOEXEC)) < 0)
 		r = errbuf_set(why, errno, DISKSTATS ": %s", strerror(errno));
 	if (r == 0)
-		r = read_lines(p, p->now, p->seen, why);
+		r = read_lines(p, why);
 	for (size_t d = 0; r == 0 && d < p->devs.n; d++)
 		if (!p->seen[d])
 			r = errbuf_set(why, ENODEV, "block device %s (%u:%u) is not in " DISKSTATS,
@@ -267,8 +225,8 @@ const struct collector_ops diskstats_ops = {
 	.name = "diskstats",
 	.available_in_deployment = true,
 	.priv_size = sizeof(struct blk_config),
-	.parse_key = parse_key,
-	.describe = describe,
+	.parse_key = blk_config_parse,
+	.describe = blk_config_describe,
 	.probe = ds_probe,
 	.open = ds_open,
 	.sample = ds_sample,
