@@ -41,7 +41,8 @@ def main():
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     iopsample = os.path.join(build, "iopsample")
     blkwork = os.path.join(build, "workloads", "blkwork")
-    if not os.path.ismount(TRACEFS):
+    mounted = not os.path.ismount(TRACEFS)
+    if mounted:
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
     work = tempfile.mkdtemp(prefix="iopsample-bench-")
     img = "/dev/shm/iopsample-bench-%d.img" % os.getpid()
@@ -97,6 +98,8 @@ def main():
     finally:
         subprocess.run(["losetup", "-d", loop])
         os.unlink(img)
+        if mounted:
+            subprocess.run(["umount", TRACEFS])
 
 
 if __name__ == "__main__":
