@@ -8,6 +8,7 @@
 
 #include "episode.h"
 #include "fdutil.h"
+#include "hostset.h"
 #include "signames.h"
 
 int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je)
@@ -118,12 +119,13 @@ json_t *manifest_json(const struct episode *ep)
 		json_object_set_new(labels, cfg->episode.labels.items[i].key,
 				    json_string(cfg->episode.labels.items[i].value));
 
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:O, s:o, s:o, s:o, s:o, s:o, s:O}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:O, s:o, s:o, s:o, s:o, s:o, s:O, s:o}",
 			 "episode", cfg->episode.name, "status", episode_status_name(ep->status),
 			 "iopsample_version", IOPSAMPLE_VERSION, "config", config_to_json(cfg),
 			 "overrides", overrides, "labels", labels, "host", ep->host,
 			 "t_wall_start_ns", int_or_null(started, ep->wall_start_ns),
 			 "t_wall_end_ns", int_or_null(ended, ep->wall_end_ns), "duration_ns",
 			 int_or_null(started && ended, ep->end_ns - ep->origin_ns), "target",
-			 target_json(ep), "sources", sources_json(ep), "warnings", ep->warnings);
+			 target_json(ep), "sources", sources_json(ep), "warnings", ep->warnings,
+			 "host_changes", hostset_json());
 }

@@ -33,6 +33,7 @@
 #include "clock.h"
 #include "episode.h"
 #include "host.h"
+#include "hostset.h"
 #include "ipc.h"
 #include "jsonl_reader.h"
 #include "jsonl_writer.h"
@@ -773,6 +774,7 @@ static int finish(struct supervisor *s, int code)
 	}
 	if (s->keeper.pid > 0)
 		waitpid(s->keeper.pid, NULL, 0); /* the zombie the final rows read */
+	hostset_restore(); /* before the manifest, which says whether it did */
 	if (!code)
 		code = exit_status(s);
 	else
@@ -813,6 +815,9 @@ int supervisor_run(struct config *cfg)
 		code = EX_IOERR;
 		goto out;
 	}
+	for (size_t i = 0; i < s.ep.nsrc; i++)
+		if (s.ep.src[i].status == SOURCE_STARTING && s.ep.src[i].sc->ops->prepare)
+			s.ep.src[i].sc->ops->prepare(s.ep.src[i].sc);
 	if (setup_signals(&s) < 0) {
 		log_error("signalfd: %s", strerror(errno));
 		code = finish(&s, EX_OSERR);
@@ -846,6 +851,7 @@ int supervisor_run(struct config *cfg)
 	event_loop(&s);
 	code = finish(&s, 0);
 out:
+	hostset_restore();
 	for (size_t i = 0; i < s.ep.nsrc; i++) {
 		if (s.ep.src[i].sock >= 0)
 			close(s.ep.src[i].sock);

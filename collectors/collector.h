@@ -14,6 +14,12 @@
  *              the config left to the host (syscall_io's backend: auto):
  *              every process forked later (the target, the sampler) acts
  *              on that choice;
+ *   prepare    in the supervisor, after every probe, once the episode's
+ *              directory exists and before the target's first process
+ *              does: change what the host must change for the episode,
+ *              through hostset.h, which puts it back however the episode
+ *              ends (taskstats switches on kernel.task_delayacct). What it
+ *              settles in sc->priv reaches the sampler, forked later;
  *   open       in the source's own sampler process, on the target waiting at
  *              the start barrier: take the baseline and add the source's
  *              fields to the row (the same keys for the whole episode), and
@@ -82,6 +88,9 @@ struct collector_ops {
 	 * tracer, and the target is killed when it dies: its failure ends the
 	 * episode as collector_failed whether or not it is required. */
 	bool (*holds_target)(const struct source_config *sc);
+	/* Optional. It cannot fail the episode: what it could not get, the
+	 * source says in its rows and its manifest entry. */
+	void (*prepare)(struct source_config *sc);
 
 	int (*open)(const struct source_config *sc, const struct target_info *t, json_t *row,
 		    json_t *manifest, void **state, struct errbuf *why);
