@@ -16,9 +16,10 @@ LDFLAGS ?=
 # own counts are the tests' ground truth.
 SANITIZE ?=
 
-# libbpf, clang and bpftool: the eBPF sources' kernel side and its loader
+# libbpf, clang and bpftool: the eBPF sources' kernel side and its loader;
+# libmnl: taskstats' generic netlink
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
-	pkg-config
+	libmnl-dev pkg-config
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, and clang with its libFuzzer
@@ -26,9 +27,9 @@ TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-per
 	libclang-rt-14-dev
 
 # Evaluated when a recipe runs, after the packages are installed.
-PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf)
+PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl)
 # Debian ships no pkg-config file for libpfm4.
-PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf) -lpfm
+PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl) -lpfm
 
 SRCS := $(filter-out %.bpf.c,$(wildcard cmd/*.c collectors/*.c collectors/*/*.c))
 SCHEMAS := $(wildcard schema/*.schema.json)

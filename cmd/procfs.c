@@ -127,7 +127,7 @@ void pid_list_free(struct pid_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static int thread_children(pid_t pid, pid_t tid, struct pid_list *out)
+int procfs_thread_children(pid_t pid, pid_t tid, struct pid_list *out)
 {
 	char path[96];
 	char small[4096];
@@ -185,12 +185,12 @@ int procfs_threads(pid_t pid, struct pid_list *out)
 int procfs_children(pid_t pid, long nthreads, struct pid_list *out)
 {
 	if (nthreads == 1)
-		return thread_children(pid, pid, out);
+		return procfs_thread_children(pid, pid, out);
 
 	struct pid_list tids = {0};
 	int r = procfs_threads(pid, &tids);
 	for (size_t i = 0; r == 0 && i < tids.n; i++)
-		r = thread_children(pid, tids.v[i], out);
+		r = procfs_thread_children(pid, tids.v[i], out);
 	pid_list_free(&tids);
 	return r;
 }

@@ -57,6 +57,8 @@ int procfs_threads(pid_t pid, struct pid_list *out);
  * main thread's list (one file instead of a directory walk). Returns 0 or
  * -errno; a process that vanished meanwhile leaves the list as it was. */
 int procfs_children(pid_t pid, long nthreads, struct pid_list *out);
+/* Appends the children of one thread tid of process pid; the same returns. */
+int procfs_thread_children(pid_t pid, pid_t tid, struct pid_list *out);
 
 int pid_list_add(struct pid_list *l, pid_t pid);
 void pid_list_free(struct pid_list *l);

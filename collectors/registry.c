@@ -8,6 +8,7 @@ extern const struct collector_ops syscall_io_ops;
 extern const struct collector_ops perf_event_ops;
 extern const struct collector_ops block_io_ops;
 extern const struct collector_ops diskstats_ops;
+extern const struct collector_ops taskstats_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
@@ -15,6 +16,7 @@ const struct collector_ops *const collector_registry[] = {
 	&perf_event_ops,
 	&block_io_ops,
 	&diskstats_ops,
+	&taskstats_ops,
 	NULL,
 };
 

@@ -1,0 +1,403 @@
+/* taskstats: what the kernel's taskstats interface keeps for every thread,
+ * summed over the target's whole tree, exited threads included: the delay
+ * accounting iotop shows (waiting for a CPU, for block I/O, for swap-in,
+ * ...), I/O bytes and calls, context switches, CPU time.
+ *
+ * Deployable: the kernel keeps these for every task whatever watches it (the
+ * delays once one sysctl is on), and a deployed service can read its own
+ * through the same netlink interface iotop uses, without tracing or
+ * stopping anything.
+ *
+ * Each tick asks TASKSTATS_CMD_GET for every thread of the tree, then takes
+ * the exit records a reader thread has received since the last tick, and
+ * ts_tree.c turns both into the tree's change. The reader keeps the socket
+ * from overflowing between ticks (its buffer is 8 MiB; a record is one
+ * exiting task anywhere on the host); if it overflows anyway the kernel says
+ * so (ENOBUFS), and that row's counters are null: some thread's last counts
+ * are unknown, so no total for the interval can be trusted.
+ *
+ * kernel.task_delayacct is off by default since Linux 5.14, and a task
+ * forked while it is off never gets delay records. The prepare hook
+ * switches it on, through hostset, before the target's first process is
+ * forked; where it cannot, the delay fields that need it are null with the
+ * reason in the manifest. cpu_delay_* come from the scheduler's own
+ * run-queue accounting (what /proc/PID/schedstat shows), which the kernel
+ * keeps whatever the sysctl says, so they always count. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "hostset.h"
+#include "pidmap.h"
+#include "procfs.h"
+#include "ts_netlink.h"
+#include "ts_tree.h"
+
+#define RCVBUF (8 << 20)
+#define DELAYACCT "kernel.task_delayacct"
+#define DELAYACCT_PATH "/proc/sys/kernel/task_delayacct"
+
+/* What prepare settled, for the sampler forked after it. */
+struct ts_config {
+	bool found_on; /* task_delayacct read 1 before the episode */
+	bool on;       /* ... and reads 1 for the target's tasks */
+	char why_off[sizeof(((struct errbuf *)0)->msg)];
+};
+
+struct taskstats {
+	struct ts_sock ask, listen;
+	struct ts_tree tree;
+	pid_t root, keeper;
+	uint32_t counted; /* the fields this kernel and host provide */
+	bool delays;      /* the TS_DELAYACCT fields count */
+	int delayacct_fd; /* the sysctl, read at each tick while delays count */
+	unsigned nthreads;
+	json_t *row, *manifest, *warnings;
+
+	/* the scan */
+	struct pid_list queue, tids;
+	struct pidmap visited;
+
+	/* exit records between ticks, from the reader thread */
+	pthread_t reader;
+	bool reading;
+	int stop[2];
+	pthread_mutex_t lock;
+	struct ts_record *inbox;
+	size_t ninbox, inbox_cap;
+	unsigned overflows, overflows_seen;
+	int reader_err;
+	unsigned rows_nulled;
+};
+
+static void inbox_add(void *arg, const struct ts_record *r)
+{
+	struct taskstats *p = arg;
+	if (p->ninbox == p->inbox_cap) {
+		size_t cap = p->inbox_cap ? p->inbox_cap * 2 : 256;
+		struct ts_record *v = reallocarray(p->inbox, cap, sizeof(*v));
+		if (!v) {
+			p->overflows++; /* as lost as a full socket */
+			return;
+		}
+		p->inbox = v;
+		p->inbox_cap = cap;
+	}
+	p->inbox[p->ninbox++] = *r;
+}
+
+static void *reader(void *arg)
+{
+	struct taskstats *p = arg;
+	struct pollfd pfd[2] = {{.fd = ts_fd(&p->listen), .events = POLLIN},
+				{.fd = p->stop[0], .events = POLLIN}};
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			p->reader_err = errno;
+			return NULL;
+		}
+		if (pfd[1].revents)
+			return NULL;
+		pthread_mutex_lock(&p->lock);
+		int r = ts_drain(&p->listen, inbox_add, p, &p->overflows);
+		if (r < 0)
+			p->reader_err = -r;
+		pthread_mutex_unlock(&p->lock);
+		if (r < 0)
+			return NULL;
+	}
+}
+
+/* Reads one process of the tree: its threads' stats, its children queued. */
+static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
+{
+	int r = pidmap_add(&p->visited, pid, 0);
+	if (r <= 0)
+		return r;
+	struct proc_stat st;
+	if (procfs_read_stat(pid, &st) < 0)
+		return 0; /* gone */
+	p->tids.n = 0;
+	if ((r = ts_tree_process(&p->tree, pid)) < 0 || (r = procfs_threads(pid, &p->tids)) < 0)
+		return r;
+	for (size_t i = 0; i < p->tids.n; i++) {
+		struct ts_record rec;
+		r = ts_get(&p->ask, p->tids.v[i], &rec, why);
+		if (r == -ESRCH)
+			continue;
+		if (r < 0 || (r = ts_tree_thread(&p->tree, pid, &rec)) < 0)
+			return r;
+	}
+	/* a process that exited and waits to be reaped has no live thread */
+	if (pid != p->keeper && !(st.state == 'Z' && st.num_threads <= 1))
+		p->nthreads += (unsigned)p->tids.n;
+	for (size_t i = 0; i < p->tids.n; i++)
+		if ((r = procfs_thread_children(pid, p->tids.v[i], &p->queue)) < 0)
+			return r;
+	return 0;
+}
+
+static int walk(struct taskstats *p, size_t from, struct errbuf *why)
+{
+	for (size_t i = from; i < p->queue.n; i++) {
+		int r = visit(p, p->queue.v[i], why);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int scan(struct taskstats *p, struct errbuf *why)
+{
+	int r;
+	p->nthreads = 0;
+	p->queue.n = 0;
+	pidmap_clear(&p->visited);
+	if ((r = pid_list_add(&p->queue, p->root)) < 0 || (r = walk(p, 0, why)) < 0)
+		return r;
+	/* A tracked thread the walk did not reach: its process was re-parented
+	 * while the walk ran (or, attached, adopted outside the tree). */
+	for (size_t i = 0; i < p->tree.n; i++) {
+		if (p->tree.t[i].seen || !p->tree.t[i].tgid)
+			continue;
+		size_t from = p->queue.n;
+		if ((r = pid_list_add(&p->queue, p->tree.t[i].tgid)) < 0 || (r = walk(p, from, why)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* One tick: the scan, then the exits; *lost when records were lost since
+ * the last tick. */
+static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
+{
+	ts_tree_begin(&p->tree);
+	int r = scan(p, why);
+	if (r < 0)
+		return r == -ENOMEM ? errbuf_set(why, ENOMEM, "out of memory") : r;
+	pthread_mutex_lock(&p->lock);
+	if (!p->reader_err)
+		p->reader_err = -ts_drain(&p->listen, inbox_add, p, &p->overflows);
+	for (size_t i = 0; r == 0 && i < p->ninbox; i++)
+		r = ts_tree_exit(&p->tree, &p->inbox[i]);
+	p->ninbox = 0;
+	*lost = p->overflows != p->overflows_seen;
+	p->overflows_seen = p->overflows;
+	int err = p->reader_err;
+	pthread_mutex_unlock(&p->lock);
+	if (err)
+		return errbuf_set(why, err, "receiving taskstats exit records: %s", strerror(err));
+	if (r < 0 || (r = ts_tree_end(&p->tree)) < 0)
+		return errbuf_set(why, -r, "out of memory");
+	return 0;
+}
+
+/* Whether task_delayacct still reads 1: switched off mid-episode, the
+ * threads forked from then on have no delay records for good. */
+static void check_delayacct(struct taskstats *p)
+{
+	char v[8];
+	ssize_t n = pread(p->delayacct_fd, v, sizeof(v) - 1, 0);
+	if (n > 0 && v[0] == '1')
+		return;
+	p->delays = false;
+	p->counted &= ~TS_DELAYACCT;
+	close(p->delayacct_fd);
+	p->delayacct_fd = -1;
+	json_object_set_new(p->manifest, "delays_counted", json_false());
+	json_object_set_new(p->manifest, "delays_reason",
+			    json_string(DELAYACCT " was switched off during the episode"));
+	json_array_append_new(p->warnings,
+			      json_string(DELAYACCT " was switched off during the episode: the delay "
+					  "fields that need it are null from then on"));
+}
+
+static void put_row(struct taskstats *p, bool lost)
+{
+	for (int f = 0; f < TS_NFIELDS; f++)
+		json_object_set_new(p->row, ts_field_names[f],
+				    !lost && (p->counted & TS_BIT(f))
+					    ? json_integer((json_int_t)p->tree.delta[f])
+					    : json_null());
+	json_object_set_new(p->row, "nthreads", json_integer(p->nthreads));
+}
+
+static void ts_close_state(void *state)
+{
+	struct taskstats *p = state;
+	if (!p)
+		return;
+	if (p->reading) {
+		(void)!write(p->stop[1], "x", 1);
+		pthread_join(p->reader, NULL);
+	}
+	if (p->stop[0] >= 0) {
+		close(p->stop[0]);
+		close(p->stop[1]);
+	}
+	pthread_mutex_destroy(&p->lock);
+	if (p->listen.nl)
+		ts_unlisten(&p->listen);
+	ts_close(&p->listen);
+	ts_close(&p->ask);
+	if (p->delayacct_fd >= 0)
+		close(p->delayacct_fd);
+	ts_tree_free(&p->tree);
+	pid_list_free(&p->queue);
+	pid_list_free(&p->tids);
+	pidmap_free(&p->visited);
+	free(p->inbox);
+	free(p);
+}
+
+static int ts_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+{
+	(void)sc;
+	char v[16];
+	bool known = procfs_read(DELAYACCT_PATH, v, sizeof(v)) > 0;
+	v[strcspn(v, "\n")] = '\0';
+	json_object_set_new(manifest, "task_delayacct",
+			    json_pack("{s:o, s:b}", "value", known ? json_string(v) : json_null(),
+				      "writable", faccessat(AT_FDCWD, DELAYACCT_PATH, W_OK, AT_EACCESS) == 0));
+
+	struct ts_sock s;
+	struct ts_record self;
+	int r = ts_open(&s, 0, why);
+	if (r == 0)
+		r = ts_get(&s, gettid(), &self, why);
+	if (r == 0 && (r = ts_listen(&s, why)) == 0)
+		ts_unlisten(&s);
+	ts_close(&s);
+	if (r == -EPERM || r == -EACCES)
+		return errbuf_set(why, EPERM, "taskstats needs CAP_NET_ADMIN (iotop runs as root for the same reason)");
+	return r;
+}
+
+static void ts_prepare(struct source_config *sc)
+{
+	struct ts_config *c = sc->priv;
+	char v[16];
+	struct errbuf why;
+	c->found_on = procfs_read(DELAYACCT_PATH, v, sizeof(v)) > 0 && v[0] == '1';
+	c->on = hostset_sysctl(DELAYACCT, "1", sc->ops->name, &why) == 0;
+	if (!c->on)
+		snprintf(c->why_off, sizeof(c->why_off), "%s", why.msg);
+}
+
+/* The fields this host provides: what the kernel's struct has, less the I/O
+ * bytes a kernel without CONFIG_TASK_IO_ACCOUNTING leaves at 0, less the
+ * delays when task_delayacct is off. */
+static uint32_t provided(const struct taskstats *p, uint32_t in_struct)
+{
+	uint32_t m = in_struct;
+	struct proc_io_counters io;
+	if (procfs_read_io(getpid(), &io) < 0 || !(io.present & (1u << IO_READ_BYTES)))
+		m &= ~(TS_BIT(TS_READ_BYTES) | TS_BIT(TS_WRITE_BYTES) | TS_BIT(TS_CANCELLED_WRITE_BYTES));
+	if (!p->delays)
+		m &= ~TS_DELAYACCT;
+	return m;
+}
+
+static int ts_open_source(const struct source_config *sc, const struct target_info *t, json_t *row,
+			  json_t *manifest, void **state, struct errbuf *why)
+{
+	const struct ts_config *c = sc->priv;
+	struct taskstats *p = calloc(1, sizeof(*p));
+	if (!p)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	p->root = t->keeper ? t->keeper : t->pid;
+	p->keeper = t->keeper;
+	p->delayacct_fd = p->stop[0] = p->stop[1] = -1;
+	p->row = row;
+	p->manifest = manifest;
+	ts_tree_init(&p->tree);
+	pthread_mutex_init(&p->lock, NULL);
+
+	const char *why_off = c->why_off;
+	p->delays = c->on;
+	if (p->delays && !t->keeper && !c->found_on) {
+		p->delays = false;
+		why_off = "the target started before " DELAYACCT " was switched on, and the kernel "
+			  "gives no delay records to a task forked while it is off";
+	}
+	if (p->delays && (p->delayacct_fd = open(DELAYACCT_PATH, O_RDONLY | O_CLOEXEC)) < 0)
+		p->delays = false, why_off = DELAYACCT_PATH ": cannot be read";
+
+	int r = ts_open(&p->ask, 0, why);
+	if (r == 0)
+		r = ts_open(&p->listen, RCVBUF, why);
+	if (r == 0)
+		r = ts_listen(&p->listen, why);
+	if (r == 0 && pipe2(p->stop, O_CLOEXEC) < 0)
+		r = errbuf_set(why, errno, "pipe: %s", strerror(errno));
+	if (r == 0 && (r = -pthread_create(&p->reader, NULL, reader, p)) < 0)
+		errbuf_set(why, -r, "pthread_create: %s", strerror(-r));
+	p->reading = r == 0;
+
+	/* The baseline: the rows count from here, the target still waiting. */
+	bool lost;
+	if (r == 0)
+		r = measure(p, &lost, why);
+	if (r < 0) {
+		ts_close_state(p);
+		return r;
+	}
+	struct ts_record self;
+	unsigned version = ts_get(&p->ask, p->root, &self, why) == 0 ? self.version : 0;
+	p->counted = provided(p, version ? self.present : 0);
+
+	put_row(p, false);
+	json_object_set_new(manifest, "taskstats_version", json_integer(version));
+	json_object_set_new(manifest, "delays_counted", json_boolean(p->delays));
+	json_object_set_new(manifest, "delays_reason", p->delays ? json_null() : json_string(why_off));
+	json_object_set_new(manifest, "exit_overflows", json_integer(0));
+	json_object_set_new(manifest, "rows_nulled", json_integer(0));
+	json_object_set_new(manifest, "warnings", p->warnings = json_array());
+	*state = p;
+	return 0;
+}
+
+static int ts_sample(void *state, struct errbuf *why)
+{
+	struct taskstats *p = state;
+	bool lost;
+	int r = measure(p, &lost, why);
+	if (r < 0)
+		return r;
+	if (p->delays)
+		check_delayacct(p);
+	if (lost) {
+		if (!p->rows_nulled)
+			json_array_append_new(
+				p->warnings,
+				json_sprintf("taskstats exit records were lost (the receive buffer overflowed) "
+					     "in the interval of row %zu: its counters are null, as in every "
+					     "such row (rows_nulled)",
+					     (size_t)0 + p->tree.tick - 2));
+		p->rows_nulled++;
+		json_object_set_new(p->manifest, "exit_overflows", json_integer(p->overflows));
+		json_object_set_new(p->manifest, "rows_nulled", json_integer(p->rows_nulled));
+	}
+	put_row(p, lost);
+	return 0;
+}
+
+const struct collector_ops taskstats_ops = {
+	.name = "taskstats",
+	.available_in_deployment = true,
+	.priv_size = sizeof(struct ts_config),
+	.probe = ts_probe,
+	.prepare = ts_prepare,
+	.open = ts_open_source,
+	.sample = ts_sample,
+	.close = ts_close_state,
+};

@@ -1,0 +1,160 @@
+/* Tree accounting for taskstats; the reasoning is in ts_tree.h. */
+#define _GNU_SOURCE
+#include "ts_tree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PENDING_TICKS 2
+
+void ts_tree_init(struct ts_tree *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void ts_tree_free(struct ts_tree *t)
+{
+	pidmap_free(&t->index);
+	pidmap_free(&t->procs);
+	pidmap_free(&t->last_procs);
+	free(t->t);
+	free(t->pending);
+	memset(t, 0, sizeof(*t));
+}
+
+void ts_tree_begin(struct ts_tree *t)
+{
+	t->tick++;
+	struct pidmap last = t->last_procs;
+	t->last_procs = t->procs;
+	t->procs = last;
+	pidmap_clear(&t->procs);
+	for (size_t i = 0; i < t->n; i++)
+		t->t[i].seen = false;
+	memset(t->delta, 0, sizeof(t->delta));
+}
+
+int ts_tree_process(struct ts_tree *t, pid_t tgid)
+{
+	int r = pidmap_add(&t->procs, tgid, 0);
+	return r < 0 ? r : 0;
+}
+
+static struct ts_thread *thread(struct ts_tree *t, pid_t tid, pid_t tgid)
+{
+	int *at = pidmap_get(&t->index, tid);
+	if (at)
+		return &t->t[*at];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct ts_thread *v = reallocarray(t->t, cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		t->t = v;
+		t->cap = cap;
+	}
+	if (pidmap_add(&t->index, tid, (int)t->n) < 0)
+		return NULL;
+	struct ts_thread *th = &t->t[t->n++];
+	*th = (struct ts_thread){.tid = tid, .tgid = tgid};
+	return th;
+}
+
+static void count(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r)
+{
+	for (int f = 0; f < TS_NFIELDS; f++) {
+		if (!(r->present & TS_BIT(f)) || r->v[f] <= th->v[f])
+			continue;
+		t->delta[f] += r->v[f] - th->v[f];
+		th->v[f] = r->v[f];
+	}
+}
+
+int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r)
+{
+	struct ts_thread *th = thread(t, r->tid, tgid);
+	if (!th)
+		return -ENOMEM;
+	th->seen = true;
+	th->tgid = tgid;
+	count(t, th, r);
+	return 0;
+}
+
+int ts_tree_exit(struct ts_tree *t, const struct ts_record *r)
+{
+	if (t->npending == t->pending_cap) {
+		size_t cap = t->pending_cap ? t->pending_cap * 2 : 64;
+		struct ts_pending *v = reallocarray(t->pending, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->pending = v;
+		t->pending_cap = cap;
+	}
+	t->pending[t->npending++] = (struct ts_pending){.r = *r};
+	return 0;
+}
+
+static bool tree_process(const struct ts_tree *t, pid_t pid)
+{
+	return pid > 0 && (pidmap_get(&t->procs, pid) || pidmap_get(&t->last_procs, pid));
+}
+
+static bool belongs(const struct ts_tree *t, const struct ts_record *r)
+{
+	return pidmap_get(&t->index, r->tid) || tree_process(t, r->tgid) || tree_process(t, r->ppid);
+}
+
+/* Counts the records that belong, until none more does. */
+static int resolve(struct ts_tree *t)
+{
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < t->npending;) {
+			const struct ts_record *r = &t->pending[i].r;
+			if (!belongs(t, r)) {
+				i++;
+				continue;
+			}
+			int *at = pidmap_get(&t->index, r->tid);
+			bool known = at != NULL;
+			pid_t tgid = r->tgid ? r->tgid : known ? t->t[*at].tgid : 0;
+			struct ts_thread *th = thread(t, r->tid, tgid);
+			if (!th || (tgid && ts_tree_process(t, tgid) < 0))
+				return -ENOMEM;
+			if (!known)
+				th->made = t->tick;
+			count(t, th, r);
+			t->pending[i] = t->pending[--t->npending];
+			more = true;
+		}
+	}
+	return 0;
+}
+
+int ts_tree_end(struct ts_tree *t)
+{
+	int r = resolve(t);
+	if (r < 0)
+		return r;
+	size_t kept = 0;
+	for (size_t i = 0; i < t->npending; i++)
+		if (++t->pending[i].age < PENDING_TICKS)
+			t->pending[kept++] = t->pending[i];
+	t->npending = kept;
+
+	/* threads gone: compact the array and rebuild the index */
+	kept = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->t[i].seen || t->t[i].made == t->tick)
+			t->t[kept++] = t->t[i];
+	if (kept != t->n) {
+		t->n = kept;
+		pidmap_clear(&t->index);
+		for (size_t i = 0; i < t->n; i++)
+			if (pidmap_add(&t->index, t->t[i].tid, (int)i) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
