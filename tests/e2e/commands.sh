@@ -16,11 +16,15 @@ expect(h["kernel_release"] == os.uname().release, "kernel_release " + str(h["ker
 expect(h["cpu_count"] == os.cpu_count(), "cpu_count %s" % h["cpu_count"])
 expect(h["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "paranoid")
 s = p["sources"]
-expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats"], "sources %s" % list(s))
+expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats"], "sources %s" % list(s))
 # root, as in CI: the eBPF programs load; /proc/diskstats is anyone's
 expect(s["block_io"]["status"] == "ok" and s["block_io"]["ebpf"]["works"] and not s["block_io"]["available_in_deployment"], "block_io %s" % s["block_io"])
 expect(s["diskstats"]["status"] == "ok" and s["diskstats"]["available_in_deployment"], "diskstats %s" % s["diskstats"])
 expect(s["proc_io"]["status"] == "ok" and s["proc_io"]["available_in_deployment"], "proc_io %s" % s["proc_io"])
+# root: taskstats answers, and probe reports task_delayacct as it is, untouched
+da = open("/proc/sys/kernel/task_delayacct").read().strip()
+expect(s["taskstats"]["status"] == "ok" and s["taskstats"]["available_in_deployment"] and
+       s["taskstats"]["task_delayacct"] == {"value": da, "writable": True}, "taskstats %s" % s["taskstats"])
 yama = "/proc/sys/kernel/yama/ptrace_scope"
 pt = s["syscall_io"]["ptrace"]
 expect(pt["yama_ptrace_scope"] == (int(open(yama).read()) if os.path.exists(yama) else None), "yama %s" % pt)

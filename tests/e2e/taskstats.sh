@@ -1,0 +1,344 @@
+# taskstats: totals against proc_io's (the same kernel counters over the same
+# tree), threads that live between two ticks, delays against the workload's
+# own schedstat and I/O waits, kernel.task_delayacct put back on every path,
+# what a host that cannot switch it on gets, and a lost exit record.
+#
+# The sysctl is set to 0 before each test that needs it off, and the value
+# found is put back however the script ends.
+. "$(dirname "$0")/lib/common.sh"
+
+TASKWORK=$WORKLOADS/taskwork
+SYSCTL=/proc/sys/kernel/task_delayacct
+ORIG=$(cat $SYSCTL 2>/dev/null)
+# files of the I/O tests: on the build tree's file system, a disk (a tmpfs
+# /tmp dirties no page cache for write_bytes)
+DATA=$BUILD/taskstats-e2e-$$
+IMG=/dev/shm/iopsample-e2e-ts-$$.img
+LOOP_FILE=$WORK/loop
+
+ts_cleanup() {
+	[ -s "$LOOP_FILE" ] && losetup -d "$(cat "$LOOP_FILE")" 2>/dev/null
+	rm -f "$IMG"
+	rm -rf "$DATA"
+	[ -n "$ORIG" ] && echo "$ORIG" >$SYSCTL 2>/dev/null
+	cleanup
+}
+trap ts_cleanup EXIT
+mkdir -p "$DATA"
+
+delayacct_off() { echo 0 >$SYSCTL; }
+
+# episode NAME INTERVAL SOURCES COMMAND...: runs the command as the target
+episode() {
+	local name=$1 interval=$2 sources=$3
+	shift 3
+	local argv
+	argv=$(printf '"%s", ' "$@")
+	{
+		echo "episode: {name: $name, output_dir: $WORK/episodes}"
+		echo "target: {command: [${argv%, }], stdout: file}"
+		echo "sources:"
+		for s in $sources; do echo "  $s: {interval: $interval}"; done
+	} >"$WORK/$name.yaml"
+	"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet || { echo "run $name: exit $?"; return 1; }
+}
+
+equal_to_proc_io() { # EPISODE_DIR FIELD...
+	episode_py "$@" <<'PY'
+from epi import expect
+tree = ep.target_report()
+for f in sys.argv[2:]:
+    t, p = ep.total("taskstats", f), ep.total("proc_io", f)
+    expect(t == p, "%s: taskstats %d, proc_io %d" % (f, t, p))
+    print("%s: taskstats %d = proc_io %d" % (f, t, p))
+expect(ep.manifest["sources"]["taskstats"]["rows_nulled"] == 0, "rows nulled")
+PY
+}
+
+io_equal() {
+	delayacct_off
+	episode io 20ms "proc_io taskstats" "$TASKWORK" io "$DATA" || return 1
+	equal_to_proc_io "$WORK/episodes/io" read_bytes write_bytes cancelled_write_bytes || return 1
+	episode_py "$WORK/episodes/io" <<'PY'
+from epi import expect
+tree = ep.target_report()
+for f, k in (("read_bytes", "read"), ("write_bytes", "written"), ("cancelled_write_bytes", "cancelled")):
+    expect(ep.total("taskstats", f) >= tree[k], "%s below the workload's own %d" % (f, tree[k]))
+PY
+}
+
+short_threads() {
+	delayacct_off
+	episode burst 100ms "proc_io taskstats" "$TASKWORK" burst 300 "$DATA" || return 1
+	equal_to_proc_io "$WORK/episodes/burst" write_bytes read_bytes cancelled_write_bytes || return 1
+	episode_py "$WORK/episodes/burst" <<'PY'
+from epi import expect
+tree = ep.target_report()
+rows = ep.rows["taskstats"]
+expect(ep.total("taskstats", "write_bytes") >= tree["written"], "the 300 threads' pages")
+# the threads were born and gone between two ticks: no row saw them
+expect(len(rows) >= 3 and max(r["nthreads"] for r in rows) <= 51,
+       "rows %d, nthreads up to %d" % (len(rows), max(r["nthreads"] for r in rows)))
+PY
+}
+
+blkio_delay() {
+	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; }
+	truncate -s 16M "$IMG" && losetup -f --show "$IMG" >"$LOOP_FILE" || return 1
+	delayacct_off
+	episode dread 50ms "taskstats" "$TASKWORK" dread "$(cat "$LOOP_FILE")" 500 || return 1
+	episode_py "$WORK/episodes/dread" <<'PY'
+from epi import expect
+tree = ep.target_report()
+m = ep.manifest
+ch = [c for c in m["host_changes"] if c["setting"] == "kernel.task_delayacct"]
+expect(len(ch) == 1 and ch[0]["found"] == "0" and ch[0]["action"] == "set" and ch[0]["restored"] is True,
+       "host_changes %s" % ch)
+expect(m["sources"]["taskstats"]["delays_counted"] is True, "delays not counted")
+ns, n = ep.total("taskstats", "blkio_delay_ns"), ep.total("taskstats", "blkio_delay_count")
+expect(ns > 0, "blkio_delay_ns 0")
+expect(n >= tree["waited"], "blkio_delay_count %d < the %d reads that waited" % (n, tree["waited"]))
+expect(tree["waited"] > 0, "no read waited")
+print("%d O_DIRECT reads, %d waited: blkio_delay_count %d, blkio_delay_ns %d" % (tree["reads"], tree["waited"], n, ns))
+PY
+	[ "$(cat $SYSCTL)" = 0 ] || { echo "task_delayacct left at $(cat $SYSCTL)"; return 1; }
+}
+
+cpu_delay() {
+	delayacct_off
+	episode spin 100ms "taskstats" "$TASKWORK" spin 1 || return 1
+	episode_py "$WORK/episodes/spin" <<'PY'
+from epi import expect
+tree = ep.target_report()
+d, run = ep.total("taskstats", "cpu_delay_ns"), ep.total("taskstats", "cpu_run_real_ns")
+s = tree["run_delay_ns"]
+# taskstats adds the main thread's and the keeper's waits, and whatever the
+# spinners waited after reading their schedstat: a few ms at most
+expect(s <= d <= s + 50e6, "cpu_delay_ns %d, the spinners' schedstat run_delay %d" % (d, s))
+expect(0.5 * run <= d <= 2 * run, "cpu_delay_ns %d against cpu_run_real_ns %d" % (d, run))
+print("cpu_delay_ns %d, schedstat run_delay %d, cpu_run_real_ns %d" % (d, s, run))
+PY
+}
+
+# ---- task_delayacct put back -------------------------------------------------
+
+sleeper_yaml() { # NAME
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1, output_dir: $WORK/episodes}
+target: {command: [sleep, "30"]}
+sources:
+  taskstats: {interval: 50ms}
+EOY
+}
+
+is_on() { [ "$(cat $SYSCTL)" = 1 ]; }
+is_off() { [ "$(cat $SYSCTL)" = 0 ]; }
+
+restored_after() { # normal|sigterm|sigkill|crash
+	delayacct_off
+	local name=r_$1
+	sleeper_yaml "$name"
+	[ "$1" = normal ] && sed -i 's/sleep, "30"/sleep, "0.3"/' "$WORK/$name.yaml"
+	"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet &
+	local pid=$!
+	wait_until 5 is_on || { echo "$1: task_delayacct never switched on"; return 1; }
+	case $1 in
+	sigterm) kill -TERM $pid ;;
+	sigkill) kill -KILL $pid ;;
+	crash)
+		wait_until 5 pgrep -P $pid -x iops-taskstats >/dev/null || { echo "no sampler"; return 1; }
+		kill -SEGV "$(pgrep -P $pid -x iops-taskstats)"
+		;;
+	esac
+	wait $pid
+	local rc=$?
+	wait_until 5 is_off || { echo "$1 (exit $rc): task_delayacct left at $(cat $SYSCTL)"; return 1; }
+	[ "$1" = sigkill ] && pkill -KILL -f "sleep 30" 2>/dev/null
+	echo "$1: exit $rc, task_delayacct back to 0"
+}
+
+restored() {
+	local how
+	for how in normal sigterm sigkill crash; do
+		restored_after $how || return 1
+	done
+}
+
+# Two episodes overlap: the first to end leaves it on for the second, which
+# puts it back.
+shared() {
+	delayacct_off
+	sleeper_yaml s1
+	sleeper_yaml s2
+	sed -i 's/sleep, "30"/sleep, "0.6"/' "$WORK/s1.yaml"
+	sed -i 's/sleep, "30"/sleep, "1.2"/' "$WORK/s2.yaml"
+	"$IOPSAMPLE" run "$WORK/s1.yaml" --quiet &
+	local a=$!
+	wait_until 5 is_on || return 1
+	"$IOPSAMPLE" run "$WORK/s2.yaml" --quiet &
+	local b=$!
+	wait $a
+	is_on || { echo "the first episode's end switched it off under the second"; return 1; }
+	wait $b
+	is_off || { echo "left on after both"; return 1; }
+	episode_py "$WORK/episodes/s2" <<'PY'
+from epi import expect
+ch = ep.manifest["host_changes"][0]
+expect(ch["action"] == "held" and ch["restored"] is True, "second episode: %s" % ch)
+PY
+	episode_py "$WORK/episodes/s1" <<'PY'
+from epi import expect
+ch = ep.manifest["host_changes"][0]
+expect(ch["action"] == "set" and ch["restored"] is False, "first episode: %s" % ch)
+PY
+}
+
+# ---- where it cannot be switched on ---------------------------------------
+
+# The delay fields that need it are null with the reason, cpu_delay and the
+# I/O fields count, and task_delayacct is untouched.
+not_switched_on_rows() { # EPISODE_DIR
+	episode_py "$1" <<'PY'
+from epi import expect
+m = ep.manifest
+src = m["sources"]["taskstats"]
+expect(src["delays_counted"] is False and "task_delayacct" in (src["delays_reason"] or ""),
+       "delays_reason %r" % src["delays_reason"])
+ch = m["host_changes"][0]
+expect(ch["action"] == "failed" and ch["error"], "host_changes %s" % ch)
+for r in ep.rows["taskstats"]:
+    for k in ("blkio", "swapin", "freepages", "thrashing", "compact", "wpcopy", "irq"):
+        expect(r[k + "_delay_ns"] is None and r[k + "_delay_count"] is None, k + " not null")
+expect(ep.total("taskstats", "write_bytes") >= ep.target_report()["written"], "write_bytes")
+expect(ep.total("taskstats", "cpu_delay_count") > 0, "cpu_delay_count")
+print("delays null: %s" % src["delays_reason"])
+PY
+}
+
+read_only_proc_sys() {
+	delayacct_off
+	cat >"$WORK/ro.yaml" <<EOY
+episode: {name: ro, output_dir: $WORK/episodes}
+target: {command: [$TASKWORK, burst, "10", $DATA], stdout: file}
+sources:
+  taskstats: {interval: 50ms}
+EOY
+	# as in a container: /proc/sys read-only
+	unshare -m sh -c "mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys &&
+		exec $IOPSAMPLE run $WORK/ro.yaml --quiet" || { echo "run: exit $?"; return 1; }
+	is_off || { echo "task_delayacct changed"; return 1; }
+	not_switched_on_rows "$WORK/episodes/ro"
+}
+
+nobody_net_admin() {
+	delayacct_off
+	local dir
+	dir=$(unprivileged_dir nobody) || return 1
+	mkdir -p "$dir/data" && chmod 777 "$dir/data"
+	cp "$TASKWORK" "$dir/taskwork" && chmod 755 "$dir/taskwork"
+	cat >"$dir/nb.yaml" <<EOY
+episode: {name: nb, output_dir: $dir/episodes}
+target: {command: [$dir/taskwork, burst, "10", $dir/data], stdout: file}
+sources:
+  taskstats: {interval: 50ms}
+EOY
+	# user nobody with CAP_NET_ADMIN: taskstats answers, the sysctl refuses
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_admin \
+		--ambient-caps=+net_admin "$dir/iopsample" run "$dir/nb.yaml" --quiet ||
+		{ echo "run: exit $?"; return 1; }
+	is_off || { echo "task_delayacct changed"; return 1; }
+	not_switched_on_rows "$dir/episodes/nb"
+}
+
+nobody_refused() {
+	local dir out rc
+	dir=$(unprivileged_dir refused) || return 1
+	sed "s|OUT|$dir/episodes|" >"$dir/r.yaml" <<'EOY'
+episode: {name: r, output_dir: OUT}
+target: {command: [true]}
+sources:
+  proc_io: {}
+  taskstats: {}
+EOY
+	out=$(as_nobody "$dir/iopsample" run "$dir/r.yaml" 2>&1)
+	rc=$?
+	[ $rc = 77 ] && [[ "$out" == *"taskstats"*"CAP_NET_ADMIN"* ]] && [ ! -e "$dir/episodes/r" ] ||
+		{ echo "required: exit $rc: $out"; return 1; }
+	sed -i 's/taskstats: {}/taskstats: {required: false}/' "$dir/r.yaml"
+	as_nobody "$dir/iopsample" run "$dir/r.yaml" --quiet || { echo "optional: exit $?"; return 1; }
+	episode_py "$dir/episodes/r" <<'PY'
+from epi import expect
+s = ep.manifest["sources"]["taskstats"]
+expect(s["status"] == "unavailable" and "CAP_NET_ADMIN" in s["error"], "taskstats %s" % s)
+expect(ep.manifest["sources"]["proc_io"]["status"] == "ok", "proc_io")
+PY
+	as_nobody "$dir/iopsample" probe | "$PY" -c '
+import json, sys
+t = json.load(sys.stdin)["sources"]["taskstats"]
+assert t["status"] == "unavailable" and "CAP_NET_ADMIN" in t["error"], t
+assert t["task_delayacct"]["writable"] is False, t'
+}
+
+# ---- a lost exit record ----------------------------------------------------
+
+# The sampler is stopped while the workload starts and ends tens of
+# thousands of threads: the socket overflows. The row that covers the loss
+# is null, the manifest counts it, and the rows after it count exactly.
+overflow() {
+	delayacct_off
+	cat >"$WORK/ov.yaml" <<EOY
+episode: {name: ov, output_dir: $WORK/episodes}
+target: {command: [$TASKWORK, storm, $WORK/go, "60000", $WORK/stormed, $WORK/go2, $DATA], stdout: "null"}
+sources:
+  taskstats: {interval: 50ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/ov.yaml" --quiet &
+	local pid=$! sampler
+	wait_until 5 pgrep -P $pid -x iops-taskstats >/dev/null || { echo "no sampler"; return 1; }
+	wait_for_file "$WORK/episodes/ov/taskstats.jsonl" 5 || { echo "no rows"; return 1; }
+	sampler=$(pgrep -P $pid -x iops-taskstats)
+	kill -STOP "$sampler"
+	touch "$WORK/go"
+	wait_until 60 test -e "$WORK/stormed" || { kill -CONT "$sampler"; echo "no storm"; return 1; }
+	kill -CONT "$sampler"
+	wait_until 5 grep -q '"read_bytes":null' "$WORK/episodes/ov/taskstats.jsonl" ||
+		{ echo "no null row after the storm"; }
+	touch "$WORK/go2"
+	wait $pid || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/ov" <<'PY'
+from epi import expect
+s = ep.manifest["sources"]["taskstats"]
+rows = ep.rows["taskstats"]
+nulled = [i for i, r in enumerate(rows) if r["write_bytes"] is None]
+expect(s["exit_overflows"] >= 1, "exit_overflows %d" % s["exit_overflows"])
+expect(len(nulled) == s["rows_nulled"] >= 1, "rows nulled %s, manifest %d" % (nulled, s["rows_nulled"]))
+for i in nulled:
+    expect(all(rows[i][k] is None for k in ("cpu_delay_ns", "read_chars", "voluntary_ctxsw")), "row %d" % i)
+    expect(rows[i]["nthreads"] >= 1, "nthreads is a gauge, kept")
+expect(any("lost" in w for w in ep.manifest["warnings"]), "no warning")
+after = sum(r["write_bytes"] for r in rows[nulled[-1] + 1:])
+expect(after == 4 * 4096, "after the loss: write_bytes %d, the workload wrote 16384" % after)
+print("%d overflows, rows %s null; after them write_bytes %d exactly" % (s["exit_overflows"], nulled, after))
+PY
+}
+
+if [ ! -e $SYSCTL ]; then
+	for t in taskstats_io_totals_equal_proc_io taskstats_300_short_threads_equal_proc_io \
+		taskstats_blkio_delay_of_direct_reads taskstats_cpu_delay_matches_schedstat \
+		task_delayacct_restored_on_every_path task_delayacct_shared_by_overlapping_episodes \
+		taskstats_read_only_proc_sys_nulls_delays taskstats_nobody_with_net_admin_nulls_delays \
+		taskstats_refused_to_nobody taskstats_lost_exit_records_null_the_row; do
+		skip $t "no $SYSCTL: the kernel has no delay accounting"
+	done
+	exit 0
+fi
+check taskstats_io_totals_equal_proc_io io_equal
+check taskstats_300_short_threads_equal_proc_io short_threads
+check taskstats_blkio_delay_of_direct_reads blkio_delay
+check taskstats_cpu_delay_matches_schedstat cpu_delay
+check task_delayacct_restored_on_every_path restored
+check task_delayacct_shared_by_overlapping_episodes shared
+check taskstats_read_only_proc_sys_nulls_delays read_only_proc_sys
+check taskstats_nobody_with_net_admin_nulls_delays nobody_net_admin
+check taskstats_refused_to_nobody nobody_refused
+check taskstats_lost_exit_records_null_the_row overflow

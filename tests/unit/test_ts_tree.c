@@ -1,0 +1,139 @@
+/* The tree's taskstats totals from scans and exit records in every order
+ * the kernel can produce them. */
+#include <string.h>
+
+#include "taskstats/ts_tree.h"
+#include "testing.h"
+
+#define KEEPER 100
+
+static struct ts_record rec(pid_t tid, pid_t tgid, pid_t ppid, uint64_t wbytes)
+{
+	struct ts_record r = {.version = 16, .tid = tid, .tgid = tgid, .ppid = ppid, .present = TS_ALL};
+	r.v[TS_WRITE_BYTES] = wbytes;
+	r.v[TS_CPU_COUNT] = wbytes / 1024;
+	return r;
+}
+
+/* a tick: scan threads (tid, tgid, value) of live processes, then records */
+static uint64_t tick(struct ts_tree *t, const struct ts_record *live, size_t nlive,
+		     const struct ts_record *exits, size_t nexits)
+{
+	ts_tree_begin(t);
+	EXPECT_EQ(ts_tree_process(t, KEEPER), 0);
+	for (size_t i = 0; i < nlive; i++) {
+		EXPECT_EQ(ts_tree_process(t, live[i].tgid), 0);
+		EXPECT_EQ(ts_tree_thread(t, live[i].tgid, &live[i]), 0);
+	}
+	for (size_t i = 0; i < nexits; i++)
+		EXPECT_EQ(ts_tree_exit(t, &exits[i]), 0);
+	EXPECT_EQ(ts_tree_end(t), 0);
+	EXPECT_EQ(t->delta[TS_CPU_COUNT], t->delta[TS_WRITE_BYTES] / 1024); /* field by field */
+	return t->delta[TS_WRITE_BYTES];
+}
+
+TEST(live_threads_count_from_the_baseline)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 8192)};
+	tick(&t, a, 2, NULL, 0); /* the baseline */
+	a[1].v[TS_WRITE_BYTES] = 12288, a[1].v[TS_CPU_COUNT] = 12;
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 4096);
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 0);
+	ts_tree_free(&t);
+}
+
+TEST(a_thread_born_and_gone_between_ticks_counts_from_its_record)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 0)};
+	tick(&t, a, 2, NULL, 0);
+	/* thread 201 of process 200, and a process 300 child of the keeper */
+	struct ts_record e[] = {rec(201, 200, 100, 4096), rec(300, 300, 100, 8192),
+				rec(999, 999, 1, 1 << 20) /* another program's */};
+	EXPECT_EQ(tick(&t, a, 2, e, 3), 12288);
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 0);
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 0);
+	EXPECT_EQ(t.npending, 0); /* the stranger's record is dropped */
+	ts_tree_free(&t);
+}
+
+TEST(a_thread_seen_then_ended_counts_its_rest_once)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 4096)};
+	tick(&t, a, 2, NULL, 0);
+	a[1].v[TS_WRITE_BYTES] = 8192, a[1].v[TS_CPU_COUNT] = 8;
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 4096);
+	/* it exits at 12288: gone from the scan, its record in the batch */
+	struct ts_record e = rec(200, 200, 100, 12288);
+	EXPECT_EQ(tick(&t, a, 1, &e, 1), 4096);
+	EXPECT_EQ(tick(&t, a, 1, NULL, 0), 0);
+	ts_tree_free(&t);
+}
+
+TEST(a_zombie_leader_after_its_record_is_not_counted_again)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 0), rec(201, 200, 100, 0)};
+	tick(&t, a, 1, NULL, 0);
+	/* process 200 born after the scan; its leader exits (record) while
+	 * thread 201 lives on */
+	struct ts_record e = rec(200, 200, 100, 4096);
+	EXPECT_EQ(tick(&t, a, 1, &e, 1), 4096);
+	/* next scan: the zombie leader is still listed, with 4096 (or more:
+	 * I/O accounted during its exit after the record) */
+	a[1].v[TS_WRITE_BYTES] = 8192, a[1].v[TS_CPU_COUNT] = 8;
+	EXPECT_EQ(tick(&t, a, 3, NULL, 0), 4096);
+	EXPECT_EQ(tick(&t, a, 3, NULL, 0), 0);
+	ts_tree_free(&t);
+}
+
+TEST(a_record_lower_than_the_last_scan_adds_nothing)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 0)};
+	tick(&t, a, 2, NULL, 0);
+	a[1].v[TS_WRITE_BYTES] = 8192, a[1].v[TS_CPU_COUNT] = 8;
+	struct ts_record e = rec(200, 200, 100, 4096);
+	EXPECT_EQ(tick(&t, a, 2, &e, 1), 8192);
+	ts_tree_free(&t);
+}
+
+TEST(a_grandchilds_record_waits_for_its_parents)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0)};
+	tick(&t, a, 1, NULL, 0);
+	/* grandchild 301 of short-lived child 300: its record comes first,
+	 * naming a parent no scan saw */
+	struct ts_record g = rec(301, 301, 300, 4096);
+	EXPECT_EQ(tick(&t, a, 1, &g, 1), 0);
+	EXPECT_EQ(t.npending, 1);
+	/* the child's record, a tick later, places both */
+	struct ts_record c = rec(300, 300, 100, 8192);
+	EXPECT_EQ(tick(&t, a, 1, &c, 1), 12288);
+	EXPECT_EQ(t.npending, 0);
+	ts_tree_free(&t);
+}
+
+TEST(a_walk_that_missed_a_live_thread_does_not_recount_it)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 4096)};
+	tick(&t, a, 2, NULL, 0);
+	/* the thread is found again (the sampler reads missed processes
+	 * directly): only its growth counts */
+	a[1].v[TS_WRITE_BYTES] = 5120, a[1].v[TS_CPU_COUNT] = 5;
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 1024);
+	ts_tree_free(&t);
+}
+
+
