@@ -61,6 +61,18 @@ static struct ts_thread *thread(struct ts_tree *t, pid_t tid, pid_t tgid)
 	return th;
 }
 
+/* A thread id taken by another thread since (pid_max wrapped: the entry of
+ * a thread just gone is kept one scan more): another process's, or CPU time
+ * lower than counted, which a thread's never is. It starts from zero. */
+static void same_thread(struct ts_thread *th, pid_t tgid, const struct ts_record *r)
+{
+	if ((th->tgid && tgid && th->tgid != tgid) ||
+	    ((r->present & TS_BIT(TS_CPU_RUN_REAL)) && r->v[TS_CPU_RUN_REAL] < th->v[TS_CPU_RUN_REAL]))
+		memset(th->v, 0, sizeof(th->v));
+	if (tgid)
+		th->tgid = tgid;
+}
+
 static void count(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r)
 {
 	for (int f = 0; f < TS_NFIELDS; f++) {
@@ -77,7 +89,7 @@ int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r)
 	if (!th)
 		return -ENOMEM;
 	th->seen = true;
-	th->tgid = tgid;
+	same_thread(th, tgid, r);
 	count(t, th, r);
 	return 0;
 }
@@ -103,7 +115,9 @@ static bool tree_process(const struct ts_tree *t, pid_t pid)
 
 static bool belongs(const struct ts_tree *t, const struct ts_record *r)
 {
-	return pidmap_get(&t->index, r->tid) || tree_process(t, r->tgid) || tree_process(t, r->ppid);
+	const int *at = pidmap_get(&t->index, r->tid);
+	bool tracked = at && (!r->tgid || !t->t[*at].tgid || r->tgid == t->t[*at].tgid);
+	return tracked || tree_process(t, r->tgid) || tree_process(t, r->ppid);
 }
 
 /* Counts the records that belong, until none more does. */
@@ -125,6 +139,7 @@ static int resolve(struct ts_tree *t)
 				return -ENOMEM;
 			if (!known)
 				th->made = t->tick;
+			same_thread(th, tgid, r);
 			count(t, th, r);
 			t->pending[i] = t->pending[--t->npending];
 			more = true;

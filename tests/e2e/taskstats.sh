@@ -317,7 +317,8 @@ for i in nulled:
     expect(rows[i]["nthreads"] >= 1, "nthreads is a gauge, kept")
 expect(any("lost" in w for w in ep.manifest["warnings"]), "no warning")
 after = sum(r["write_bytes"] for r in rows[nulled[-1] + 1:])
-expect(after == 4 * 4096, "after the loss: write_bytes %d, the workload wrote 16384" % after)
+expect(after == 4 * 4096, "after the loss: write_bytes %d, the workload wrote 16384; rows %s" % (
+    after, [(r["seq"], r["write_bytes"], r["nthreads"]) for r in rows]))
 print("%d overflows, rows %s null; after them write_bytes %d exactly" % (s["exit_overflows"], nulled, after))
 PY
 }

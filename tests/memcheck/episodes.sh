@@ -82,6 +82,19 @@ syscall_io_ebpf() {
 	near_the_workload sioe syscall_io write_bytes:wchar read_bytes:rchar
 }
 
+# taskstats: netlink, its reader thread and the task_delayacct guardian
+taskstats() {
+	episode ts "{proc_io: {interval: 10ms}, taskstats: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+	quiet_logs || return 1
+	episode_py "$WORK/episodes/ts" <<'PY'
+from epi import expect
+expect(ep.manifest["status"] == "complete", "status")
+for f in ("read_bytes", "write_bytes", "cancelled_write_bytes"):
+    expect(ep.total("taskstats", f) == ep.total("proc_io", f), f)
+expect(ep.total("taskstats", "cpu_run_real_ns") > 0, "no CPU time")
+PY
+}
+
 syscall_io_unavailable() {
 	episode sio "{proc_io: {interval: 10ms}, syscall_io: {interval: 10ms, required: false, backend: ptrace}}" ||
 		{ echo "exit $?"; quiet_logs; return 1; }
@@ -142,6 +155,7 @@ PY
 check proc_io_episode_under_memcheck proc_io
 check perf_event_episode_under_memcheck perf_event
 check syscall_io_ebpf_episode_under_memcheck syscall_io_ebpf
+check taskstats_episode_under_memcheck taskstats
 check syscall_io_ptrace_unavailable_under_memcheck syscall_io_unavailable
 check zstd_and_reading_commands_under_memcheck zstd_and_commands
 check sigterm_under_memcheck sigterm

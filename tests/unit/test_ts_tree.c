@@ -137,3 +137,18 @@ TEST(a_walk_that_missed_a_live_thread_does_not_recount_it)
 }
 
 
+
+TEST(a_thread_id_reused_by_another_process_is_not_the_tracked_thread)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 0)};
+	tick(&t, a, 2, NULL, 0);
+	/* thread 205 of 200 ends: its entry is kept one more scan */
+	struct ts_record e = rec(205, 200, 100, 4096);
+	EXPECT_EQ(tick(&t, a, 2, &e, 1), 4096);
+	/* pid_max wrapped: a program outside the tree gets 205 and ends */
+	struct ts_record stranger = rec(205, 205, 1, 1 << 20);
+	EXPECT_EQ(tick(&t, a, 2, &stranger, 1), 0);
+	ts_tree_free(&t);
+}
