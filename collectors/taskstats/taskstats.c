@@ -25,6 +25,7 @@
  * keeps whatever the sysctl says, so they always count. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -221,13 +222,30 @@ static void check_delayacct(struct taskstats *p)
 					  "fields that need it are null from then on"));
 }
 
+/* Times longer than a thread's life: the first gets a warning, and every
+ * such tick a null cell. */
+static void note_faults(struct taskstats *p, unsigned before)
+{
+	const struct ts_fault *f = &p->tree.fault;
+	if (p->tree.nfaults == before)
+		return;
+	if (!before)
+		json_array_append_new(
+			p->warnings,
+			json_sprintf("the kernel said thread %d spent %" PRIu64 " ns in %s, longer than "
+				     "its life (%" PRIu64 " ns): a fault of the kernel's accounting; "
+				     "the cell is null in each row with such a change (kernel_faults)",
+				     (int)f->tid, f->value, ts_field_names[f->field], f->age_ns));
+	json_object_set_new(p->manifest, "kernel_faults", json_integer(p->tree.nfaults));
+}
+
 static void put_row(struct taskstats *p, bool lost)
 {
+	uint32_t known = lost ? 0 : p->counted & ~p->tree.untrusted;
 	for (int f = 0; f < TS_NFIELDS; f++)
 		json_object_set_new(p->row, ts_field_names[f],
-				    !lost && (p->counted & TS_BIT(f))
-					    ? json_integer((json_int_t)p->tree.delta[f])
-					    : json_null());
+				    known & TS_BIT(f) ? json_integer((json_int_t)p->tree.delta[f])
+						      : json_null());
 	json_object_set_new(p->row, "nthreads", json_integer(p->nthreads));
 }
 
@@ -347,6 +365,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	bool lost;
 	if (r == 0)
 		r = measure(p, &lost, why);
+	p->tree.nfaults = 0; /* a fault before the baseline changes no row */
 	if (r < 0) {
 		ts_close_state(p);
 		return r;
@@ -361,6 +380,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	json_object_set_new(manifest, "delays_reason", p->delays ? json_null() : json_string(why_off));
 	json_object_set_new(manifest, "exit_overflows", json_integer(0));
 	json_object_set_new(manifest, "rows_nulled", json_integer(0));
+	json_object_set_new(manifest, "kernel_faults", json_integer(0));
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());
 	*state = p;
 	return 0;
@@ -370,9 +390,11 @@ static int ts_sample(void *state, struct errbuf *why)
 {
 	struct taskstats *p = state;
 	bool lost;
+	unsigned faults = p->tree.nfaults;
 	int r = measure(p, &lost, why);
 	if (r < 0)
 		return r;
+	note_faults(p, faults);
 	if (p->delays)
 		check_delayacct(p);
 	if (lost) {

@@ -158,7 +158,8 @@ int ts_decode(const void *payload, size_t len, struct ts_record *out)
 	memset(out, 0, sizeof(*out));
 	uint16_t version;
 	uint32_t id;
-	if (len < AT(ac_etime))
+	uint64_t us;
+	if (len < AT(ac_etime) + sizeof(us))
 		return -EPROTO;
 	memcpy(&version, p, sizeof(version));
 	out->version = version;
@@ -170,6 +171,8 @@ int ts_decode(const void *payload, size_t len, struct ts_record *out)
 		out->tid = (pid_t)id;
 	if (get(p, len, AT(ac_ppid), sizeof(id), v15, &id))
 		out->ppid = (pid_t)id;
+	if (get(p, len, AT(ac_etime), sizeof(us), v15, &us))
+		out->age_ns = us * 1000;
 	if (version >= 12 && get(p, len, AT(ac_tgid), sizeof(id), v15, &id))
 		out->tgid = (pid_t)id;
 	return 0;

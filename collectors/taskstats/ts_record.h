@@ -57,12 +57,19 @@ extern const char *const ts_field_names[TS_NFIELDS];
 #define TS_DELAYACCT                                                                          \
 	(((TS_BIT(TS_IRQ_COUNT) << 1) - 1) & ~(TS_BIT(TS_CPU_DELAY) | TS_BIT(TS_CPU_COUNT)))
 
+/* The fields that are time a thread spent: none can exceed its age. */
+#define TS_TIMES                                                                              \
+	(TS_BIT(TS_CPU_DELAY) | TS_BIT(TS_BLKIO_DELAY) | TS_BIT(TS_SWAPIN_DELAY) |            \
+	 TS_BIT(TS_FREEPAGES_DELAY) | TS_BIT(TS_THRASHING_DELAY) | TS_BIT(TS_COMPACT_DELAY) | \
+	 TS_BIT(TS_WPCOPY_DELAY) | TS_BIT(TS_IRQ_DELAY) | TS_BIT(TS_CPU_RUN_REAL))
+
 struct ts_record {
 	unsigned version;
 	pid_t tid;  /* ac_pid */
 	pid_t tgid; /* ac_tgid (version 12 on), else 0: unknown */
 	pid_t ppid; /* ac_ppid: the parent of the thread's process */
 	uint32_t present; /* TS_BIT(f) when the kernel's struct has field f */
+	uint64_t age_ns;  /* ac_etime: the thread's age when the record was made */
 	uint64_t v[TS_NFIELDS];
 };
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #define PENDING_TICKS 2
+/* what the clocks of a delay (the scheduler's) and of the age may differ by */
+#define AGE_SLACK_NS 10000000
 
 void ts_tree_init(struct ts_tree *t)
 {
@@ -33,6 +35,7 @@ void ts_tree_begin(struct ts_tree *t)
 	for (size_t i = 0; i < t->n; i++)
 		t->t[i].seen = false;
 	memset(t->delta, 0, sizeof(t->delta));
+	t->untrusted = 0;
 }
 
 int ts_tree_process(struct ts_tree *t, pid_t tgid)
@@ -67,14 +70,36 @@ static struct ts_thread *thread(struct ts_tree *t, pid_t tid, pid_t tgid)
 static void same_thread(struct ts_thread *th, pid_t tgid, const struct ts_record *r)
 {
 	if ((th->tgid && tgid && th->tgid != tgid) ||
-	    ((r->present & TS_BIT(TS_CPU_RUN_REAL)) && r->v[TS_CPU_RUN_REAL] < th->v[TS_CPU_RUN_REAL]))
+	    ((r->present & TS_BIT(TS_CPU_RUN_REAL)) && r->v[TS_CPU_RUN_REAL] < th->v[TS_CPU_RUN_REAL])) {
 		memset(th->v, 0, sizeof(th->v));
+		th->faulty = 0;
+	}
 	if (tgid)
 		th->tgid = tgid;
 }
 
+/* The times in r longer than the thread's life, not known to be wrong yet. */
+static uint32_t new_faults(const struct ts_thread *th, const struct ts_record *r)
+{
+	uint32_t m = 0;
+	for (int f = 0; f < TS_NFIELDS; f++)
+		if ((TS_TIMES & r->present & ~th->faulty & TS_BIT(f)) && r->age_ns &&
+		    r->v[f] > r->age_ns + AGE_SLACK_NS)
+			m |= TS_BIT(f);
+	return m;
+}
+
 static void count(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r)
 {
+	uint32_t faults = new_faults(th, r);
+	for (int f = 0; faults && f < TS_NFIELDS; f++) {
+		if (!(faults & TS_BIT(f)))
+			continue;
+		if (!t->nfaults++)
+			t->fault = (struct ts_fault){r->tid, f, r->v[f], r->age_ns};
+		th->faulty |= TS_BIT(f);
+		t->untrusted |= TS_BIT(f);
+	}
 	for (int f = 0; f < TS_NFIELDS; f++) {
 		if (!(r->present & TS_BIT(f)) || r->v[f] <= th->v[f])
 			continue;

@@ -24,7 +24,14 @@
  * in /proc after its record; I/O accounted during exit after the record).
  * A thread starts at zero (fork clears its counters), so one first seen in
  * a record or a scan counts everything it did; a thread present at the
- * baseline counts from there. This file does no I/O; taskstats.c feeds it. */
+ * baseline counts from there.
+ *
+ * No time a thread spent (a delay, its CPU time) can exceed its age, which
+ * each record carries. A kernel that says otherwise has made a fault (6.18
+ * was seen to end a block I/O wait it never started: blkio_delay_ns jumped
+ * by the host's uptime); the jump is unknowable, so the field's change for
+ * that tick is untrusted (the row's cell is null) and the thread counts
+ * from the faulty total on. This file does no I/O; taskstats.c feeds it. */
 #ifndef IOPSAMPLE_TS_TREE_H
 #define IOPSAMPLE_TS_TREE_H
 
@@ -39,6 +46,7 @@
 struct ts_thread {
 	pid_t tid, tgid;
 	uint64_t v[TS_NFIELDS]; /* the highest value counted */
+	uint32_t faulty;        /* fields whose total the kernel got wrong */
 	bool seen;              /* found by this tick's scan */
 	uint64_t made;          /* the tick a record created it in; kept one scan more */
 };
@@ -57,6 +65,13 @@ struct ts_tree {
 	struct ts_pending *pending;
 	size_t npending, pending_cap;
 	uint64_t delta[TS_NFIELDS]; /* this tick's change */
+	uint32_t untrusted;         /* ... and the fields whose change is unknown */
+	struct ts_fault {           /* the first such fault, for the manifest */
+		pid_t tid;
+		int field;
+		uint64_t value, age_ns;
+	} fault;
+	unsigned nfaults;
 };
 
 void ts_tree_init(struct ts_tree *t);

@@ -249,7 +249,7 @@ not_permitted() {
 	grep -q "block_io cannot run on this host: bpf() refused" <<<"$out" || { echo "$out"; return 1; }
 	[ ! -e "$dir/ran" ] || { echo "the target ran"; return 1; }
 	as_nobody "$dir/iopsample" run "$dir/o.yaml" --quiet || { echo "optional: exit $?"; return 1; }
-	episode_py "$dir/o" <<'PY'
+	episode_py "$dir/o" <<'PY' || return 1
 from epi import expect
 s = ep.manifest["sources"]
 expect(s["block_io"]["status"] == "unavailable" and s["block_io"]["error"].startswith("bpf() refused"), "block_io %s" % s["block_io"])

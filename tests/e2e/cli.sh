@@ -46,7 +46,7 @@ check_prints_resolved() {
 	printf 'episode: {name: c}\ntarget: {command: [./bench, --size, 4k]}\nsources: {proc_io: }\n' >"$WORK/c.yaml"
 	"$IOPSAMPLE" check "$WORK/c.yaml" --set episode.duration=90s >"$WORK/c.json" || return
 	[ ! -e "$WORK/episodes" ] || { echo "check created episodes/"; return 1; }
-	"$PY" - "$WORK" <<'PY'
+	"$PY" - "$WORK" <<'PY' || return 1
 import json, sys
 from epi import expect
 work = sys.argv[1]

@@ -7,7 +7,7 @@ SYSIO=$WORKLOADS/sysio
 
 probe() {
 	"$IOPSAMPLE" probe >"$WORK/probe.json" || { echo "probe: exit $?"; return 1; }
-	"$PY" - "$WORK/probe.json" <<'PY'
+	"$PY" - "$WORK/probe.json" <<'PY' || return 1
 import json, os, subprocess, sys
 from epi import expect
 p = json.load(open(sys.argv[1]))

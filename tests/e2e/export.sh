@@ -307,7 +307,7 @@ PY
 incomplete_episodes() {
 	local dir out status
 	cp -r "$EPS/real-a" "$WORK/killed" && cp -r "$EPS/real-a" "$WORK/damaged" || return
-	"$PY" - "$WORK/killed/manifest.json" <<'PY'
+	"$PY" - "$WORK/killed/manifest.json" <<'PY' || return 1
 import json, sys
 m = json.load(open(sys.argv[1])); m["status"] = "running"; json.dump(m, open(sys.argv[1], "w"))
 PY
@@ -326,7 +326,7 @@ PY
 	[ "$(cat "$WORK/out.csv")" = old ] && [ -z "$(ls -A "$WORK" | grep '^\.out')" ] || { echo "a temporary file was left"; return 1; }
 	"$IOPSAMPLE" export "$WORK/killed" --include-incomplete --sources proc_io -o "$WORK/out.csv" || return
 	"$IOPSAMPLE" cat "$WORK/killed/proc_io.jsonl.zst" 2>/dev/null >"$WORK/killed.rows"
-	export_py "$WORK" <<'PY'
+	export_py "$WORK" <<'PY' || return 1
 import json
 rows = [json.loads(l) for l in open(sys.argv[1] + "/killed.rows")]
 c = read_csv(sys.argv[1] + "/out.csv")
@@ -336,9 +336,8 @@ last = t if rows[-1]["final"] else t - t % 20_000_000
 expect(c["t_end_ns"].iloc[-1] == last, "ends at %d, the last whole row at %d" % (c["t_end_ns"].iloc[-1], last))
 print("killed: %d rows before the cut, %d cells" % (len(rows), len(c)))
 PY
-	[ $? -eq 0 ] || return
 	# failed: refused with the failure's reason
-	cp -r "$EPS/syn-b" "$WORK/failed" && "$PY" - "$WORK/failed/manifest.json" <<'PY'
+	cp -r "$EPS/syn-b" "$WORK/failed" && "$PY" - "$WORK/failed/manifest.json" <<'PY' || return 1
 import json, sys
 m = json.load(open(sys.argv[1])); m["status"] = "failed"
 m["sources"]["proc_io"].update(status="failed", error="proc_io.jsonl: No space left on device")
@@ -387,7 +386,7 @@ usage_errors() {
 	local change want
 	while IFS='|' read -r change want; do
 		rm -rf "$WORK/rows" && cp -r "$EPS/syn-a" "$WORK/rows" || return
-		"$PY" - "$WORK/rows/proc_io.jsonl" "$change" <<'PY'
+		"$PY" - "$WORK/rows/proc_io.jsonl" "$change" <<'PY' || return 1
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 exec(sys.argv[2])

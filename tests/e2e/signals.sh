@@ -117,7 +117,7 @@ EOY
 	( "$IOPSAMPLE" run "$WORK/pipe.yaml" 2>&1; echo $? >"$WORK/pipe.code" ) | head -c 1000 >/dev/null
 	c=$(cat "$WORK/pipe.code")
 	[ "$c" -eq 141 ] || { echo "exit $c"; return 1; }
-	episode_py "$WORK/episodes/pipe" <<'PY'
+	episode_py "$WORK/episodes/pipe" <<'PY' || return 1
 from epi import expect
 m = ep.manifest
 expect(m["status"] == "complete", "status " + m["status"])

@@ -42,7 +42,7 @@ not_found() {
 	[ $c -eq 127 ] || { echo "exit $c"; return 1; }
 	[ "$(cat "$WORK/missing.err")" = "iopsample: cannot execute ./no-such-program: No such file or directory" ] ||
 		{ cat "$WORK/missing.err"; return 1; }
-	episode_py "$WORK/episodes/missing" <<'PY'
+	episode_py "$WORK/episodes/missing" <<'PY' || return 1
 from epi import expect
 expect(ep.manifest["status"] == "failed", "status")
 expect(ep.manifest["target"]["exit_code"] == 127, "exit_code")

@@ -30,6 +30,7 @@ TEST(a_current_kernels_struct_has_every_field)
 	t->nivcsw = 5;
 	t->cpu_run_real_total = 99;
 	t->wpcopy_count = 3;
+	t->ac_etime = 1500; /* us */
 	/* version 14's irq fields follow version 13's struct */
 	put(p, sizeof(struct taskstats), 77);     /* irq_count */
 	put(p, sizeof(struct taskstats) + 8, 78); /* irq_delay_total */
@@ -51,6 +52,7 @@ TEST(a_current_kernels_struct_has_every_field)
 	EXPECT_EQ(r.v[TS_WPCOPY_COUNT], 3);
 	EXPECT_EQ(r.v[TS_IRQ_COUNT], 77);
 	EXPECT_EQ(r.v[TS_IRQ_DELAY], 78);
+	EXPECT_EQ(r.age_ns, 1500000);
 }
 
 TEST(an_older_struct_lacks_what_came_later)
@@ -90,6 +92,7 @@ TEST(version_15_is_read_with_its_own_offsets)
 	put(p, sizeof(struct taskstats) + 7 * 16, 8); /* irq_count, after wpcopy's */
 	uint32_t tid = 321;
 	memcpy(p + AT(ac_pid) + 3 * 16, &tid, sizeof(tid));
+	put(p, AT(ac_etime) + 3 * 16, 70);
 	struct ts_record r;
 	EXPECT_EQ(ts_decode(p, sizeof(struct taskstats) + 16 + 8 * 16, &r), 0);
 	EXPECT_EQ(r.present, TS_ALL);
@@ -100,6 +103,7 @@ TEST(version_15_is_read_with_its_own_offsets)
 	EXPECT_EQ(r.v[TS_WPCOPY_DELAY], 9);
 	EXPECT_EQ(r.v[TS_IRQ_COUNT], 8);
 	EXPECT_EQ(r.tid, 321);
+	EXPECT_EQ(r.age_ns, 70000);
 }
 
 TEST(the_delayacct_mask_is_the_seven_kinds_that_need_the_sysctl)

@@ -136,8 +136,6 @@ TEST(a_walk_that_missed_a_live_thread_does_not_recount_it)
 	ts_tree_free(&t);
 }
 
-
-
 TEST(a_thread_id_reused_by_another_process_is_not_the_tracked_thread)
 {
 	struct ts_tree t;
@@ -150,5 +148,47 @@ TEST(a_thread_id_reused_by_another_process_is_not_the_tracked_thread)
 	/* pid_max wrapped: a program outside the tree gets 205 and ends */
 	struct ts_record stranger = rec(205, 205, 1, 1 << 20);
 	EXPECT_EQ(tick(&t, a, 2, &stranger, 1), 0);
+	ts_tree_free(&t);
+}
+
+/* 6.18 ended a block I/O wait it never started: blkio_delay_ns jumped by the
+ * host's uptime, far past the thread's age. */
+TEST(a_time_longer_than_the_threads_life_is_untrusted_once)
+{
+	struct ts_tree t;
+	ts_tree_init(&t);
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 0)};
+	a[1].age_ns = 1000000000;
+	a[1].v[TS_CPU_DELAY] = 400000000; /* within its life */
+	tick(&t, a, 2, NULL, 0);
+	EXPECT_EQ(t.untrusted, 0);
+
+	a[1].age_ns += 50000000;
+	a[1].v[TS_BLKIO_DELAY] = 22110914744272ull;
+	a[1].v[TS_BLKIO_COUNT] = 3;
+	a[1].v[TS_WRITE_BYTES] = 4096, a[1].v[TS_CPU_COUNT] = 4;
+	EXPECT_EQ(tick(&t, a, 2, NULL, 0), 4096);
+	EXPECT_EQ(t.untrusted, TS_BIT(TS_BLKIO_DELAY));
+	EXPECT_EQ(t.delta[TS_BLKIO_COUNT], 3);
+	EXPECT_EQ(t.nfaults, 1);
+	EXPECT_EQ(t.fault.tid, 200);
+	EXPECT_EQ(t.fault.field, TS_BLKIO_DELAY);
+	EXPECT_EQ(t.fault.value, 22110914744272ull);
+
+	/* from the faulty total on, its growth is trusted again */
+	a[1].age_ns += 50000000;
+	a[1].v[TS_BLKIO_DELAY] += 7000000;
+	a[1].v[TS_BLKIO_COUNT] = 4;
+	tick(&t, a, 2, NULL, 0);
+	EXPECT_EQ(t.untrusted, 0);
+	EXPECT_EQ(t.delta[TS_BLKIO_DELAY], 7000000);
+
+	/* another thread's fault, in its exit record, is another */
+	struct ts_record e = rec(201, 200, 100, 0);
+	e.age_ns = 2000000, e.v[TS_IRQ_DELAY] = 1ull << 40;
+	tick(&t, a, 2, &e, 1);
+	EXPECT_EQ(t.untrusted, TS_BIT(TS_IRQ_DELAY));
+	EXPECT_EQ(t.nfaults, 2);
+	EXPECT_EQ(t.fault.tid, 200); /* the first stays the example */
 	ts_tree_free(&t);
 }

@@ -15,10 +15,11 @@
  *       2 threads pinned to CPU 0 spin for SECONDS; each reads its own
  *       /proc/thread-self/schedstat as its last act. Prints
  *       {"run_ns": N, "run_delay_ns": N} summed over the two.
- *   taskwork dread FILE N
+ *   taskwork dread FILE N HOLD_FILE
  *       N O_DIRECT reads of 4 KiB from FILE, counting those during which the
  *       thread switched out voluntarily (it slept for the I/O). Prints
- *       {"reads": N, "waited": N}.
+ *       {"reads": N, "waited": N, "tid": TID}, then waits for HOLD_FILE to
+ *       exist before it exits, so the test can read the thread's delays.
  *   taskwork storm GO_FILE THREADS STORMED_FILE GO2_FILE DIR
  *       waits for GO_FILE, creates and ends THREADS threads doing nothing,
  *       creates STORMED_FILE, waits for GO2_FILE, then 4 threads each write
@@ -187,6 +188,13 @@ static int cmd_spin(double seconds)
 
 /* ---- dread ---- */
 
+static void wait_file(const char *path)
+{
+	struct stat st;
+	while (stat(path, &st) < 0)
+		usleep(10000);
+}
+
 static long nvcsw(void)
 {
 	struct rusage ru;
@@ -194,7 +202,7 @@ static long nvcsw(void)
 	return ru.ru_nvcsw;
 }
 
-static int cmd_dread(const char *file, int n)
+static int cmd_dread(const char *file, int n, const char *hold)
 {
 	int fd = open(file, O_RDONLY | O_DIRECT);
 	void *buf;
@@ -207,18 +215,13 @@ static int cmd_dread(const char *file, int n)
 			die("pread");
 		waited += nvcsw() > before;
 	}
-	printf("{\"reads\": %d, \"waited\": %d}\n", n, waited);
+	printf("{\"reads\": %d, \"waited\": %d, \"tid\": %d}\n", n, waited, (int)gettid());
+	fflush(stdout);
+	wait_file(hold);
 	return 0;
 }
 
 /* ---- storm ---- */
-
-static void wait_file(const char *path)
-{
-	struct stat st;
-	while (stat(path, &st) < 0)
-		usleep(10000);
-}
 
 static void *nothing(void *arg)
 {
@@ -260,11 +263,11 @@ int main(int argc, char **argv)
 		return cmd_burst(atoi(argv[2]), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "spin"))
 		return cmd_spin(atof(argv[2]));
-	if (argc == 4 && !strcmp(argv[1], "dread"))
-		return cmd_dread(argv[2], atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "dread"))
+		return cmd_dread(argv[2], atoi(argv[3]), argv[4]);
 	if (argc == 7 && !strcmp(argv[1], "storm"))
 		return cmd_storm(argv[2], atoi(argv[3]), argv[4], argv[5], argv[6]);
-	fprintf(stderr, "usage: taskwork io DIR | burst N DIR | spin SECONDS | dread FILE N | "
+	fprintf(stderr, "usage: taskwork io DIR | burst N DIR | spin SECONDS | dread FILE N HOLD_FILE | "
 			"storm GO THREADS STORMED GO2 DIR\n");
 	return 2;
 }
