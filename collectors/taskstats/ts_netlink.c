@@ -63,7 +63,7 @@ static int family_msg(const struct nlmsghdr *n, void *data)
 int ts_open(struct ts_sock *s, int rcvbuf, struct errbuf *why)
 {
 	memset(s, 0, sizeof(*s));
-	s->buf = malloc(BUF_SIZE);
+	s->buf = calloc(1, BUF_SIZE); /* attributes' padding is sent as it is */
 	if (!s->buf)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	s->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);

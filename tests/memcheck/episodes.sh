@@ -11,21 +11,26 @@
 . "$(dirname "$0")/../e2e/lib/common.sh"
 
 LOGS=$WORK/memcheck
-mkdir -p "$LOGS"
+mkdir -p "$LOGS/read"
 VALGRIND=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 	--trace-children=no --suppressions="$TESTS/memcheck/libbpf.supp" --log-file="$LOGS/%p.log"
 	"$IOPSAMPLE")
 memcheck() { "${VALGRIND[@]}" "$@"; }
 # no process's log holds a memcheck report ("==PID== ..."), or the test
 # fails with its first lines; valgrind's own warnings ("--PID-- ...", such
-# as the one about seccomp(2)) are not about iopsample
+# as the one about seccomp(2)) are not about iopsample. The logs read are
+# put aside, so that each test answers for its own processes only.
 quiet_logs() {
-	local f
+	local f bad=0
 	for f in "$LOGS"/*.log; do
-		grep -q '^==[0-9]*==' "$f" || continue
-		grep '^==[0-9]*==' "$f" | head -n 8
-		return 1
+		[ -e "$f" ] || continue
+		if [ $bad = 0 ] && grep -q '^==[0-9]*==' "$f"; then
+			grep '^==[0-9]*==' "$f" | head -n 8
+			bad=1
+		fi
+		mv "$f" "$LOGS/read/"
 	done
+	return $bad
 }
 
 # The source's totals against the workload's report, each pair given as
