@@ -19,12 +19,12 @@ SANITIZE ?=
 # libbpf, clang and bpftool: the eBPF sources' kernel side and its loader;
 # libmnl: taskstats' generic netlink
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
-	libmnl-dev pkg-config
+	libmnl-dev pkg-config curl
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, and clang with its libFuzzer
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
-	libclang-rt-14-dev
+	libclang-rt-14-dev chromium
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl)
@@ -34,7 +34,7 @@ PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl) -lp
 SRCS := $(filter-out %.bpf.c,$(wildcard cmd/*.c collectors/*.c collectors/*/*.c))
 SCHEMAS := $(wildcard schema/*.schema.json)
 # the schemas, compiled in for `iopsample validate`
-OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o
+OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o $(BUILD)/obj/gen/report_assets.o
 LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
@@ -60,6 +60,31 @@ $(BUILD)/obj/%.o: %.c | $(BUILD)/.build-deps
 $(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
 	@mkdir -p $(@D)
 	tools/embed-schemas $(SCHEMAS) >$@.tmp && mv $@.tmp $@
+
+# `iopsample report`'s page: uPlot (the chart library; README's Dependencies
+# says why), from the npm registry at a pinned version checked against the
+# registry's own sha512, and report.js and report.css, linked in whole.
+UPLOT_VERSION := 1.6.32
+UPLOT_SHA512 := 2883159c6ebccefbb95d751b0b82d010f9e1c0ec41b8bc96d401eda66e882935c89a46cb824332fa369b8cb8122cc6ac36e186cd09bf7a9ded3a4c93c6989023
+UPLOT := $(BUILD)/vendor/uplot-$(UPLOT_VERSION)
+$(UPLOT)/.unpacked: | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	curl -fsSL --retry 3 -o $(@D).tgz.tmp https://registry.npmjs.org/uplot/-/uplot-$(UPLOT_VERSION).tgz
+	echo "$(UPLOT_SHA512)  $(@D).tgz.tmp" | sha512sum -c --quiet
+	tar -xzf $(@D).tgz.tmp -C $(@D) --strip-components=1 package/dist/uPlot.iife.min.js \
+		package/dist/uPlot.min.css package/LICENSE
+	rm $(@D).tgz.tmp
+	@touch $@
+REPORT_ASSETS := $(UPLOT)/dist/uPlot.iife.min.js $(UPLOT)/dist/uPlot.min.css $(UPLOT)/LICENSE \
+	cmd/report/report.js cmd/report/report.css
+$(BUILD)/gen/report_assets.S: tools/embed-assets $(UPLOT)/.unpacked cmd/report/report.js cmd/report/report.css
+	@mkdir -p $(@D)
+	tools/embed-assets report_uplot_js=$(UPLOT)/dist/uPlot.iife.min.js \
+		report_uplot_css=$(UPLOT)/dist/uPlot.min.css report_uplot_license=$(UPLOT)/LICENSE \
+		report_js=cmd/report/report.js report_css=cmd/report/report.css >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/gen/report_assets.o: $(BUILD)/gen/report_assets.S $(REPORT_ASSETS)
+	@mkdir -p $(@D)
+	$(CC) -c -o $@ $<
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)

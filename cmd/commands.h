@@ -11,5 +11,6 @@ int cmd_cat(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct {
 	 "export EPISODE_DIR... -o FILE       one table of every episode on one time grid (csv or jsonl)\n"
 	 "                   [--grid DURATION] [--format csv|jsonl] [--deployable-only | --oracle-only]\n"
 	 "                   [--sources LIST] [--include-incomplete] [--episodes: one row per episode]"},
+	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
 };
 
 static void usage(FILE *to)

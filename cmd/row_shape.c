@@ -41,9 +41,14 @@ static int node_rule(const json_t *prop, const char *source, const char *name,
 }
 
 static int add_leaf(struct row_shape *s, struct shape_node *node, size_t rank,
-		    enum cell_rule rule)
+		    enum cell_rule rule, const char *unit)
 {
 	size_t n = s->n + 1;
+	const char **units = realloc(s->unit, n * sizeof(*units));
+	if (!units)
+		return -ENOMEM;
+	s->unit = units;
+	s->unit[s->n] = unit;
 	char **name = realloc(s->name, n * sizeof(*name));
 	if (name)
 		s->name = name;
@@ -66,12 +71,14 @@ static int add_leaf(struct row_shape *s, struct shape_node *node, size_t rank,
 /* node's shape from v; schema is the part of the source's schema that
  * describes it, rule how it combines unless that part says otherwise. */
 static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, size_t rank,
-		 enum cell_rule rule, const json_t *schema, const struct jschema_set *schemas,
-		 const char *source, struct errbuf *e)
+		 enum cell_rule rule, const char *unit, const json_t *schema,
+		 const struct jschema_set *schemas, const char *source, struct errbuf *e)
 {
 	int r = node_rule(schema, source, node->name, &rule, e);
 	if (r < 0)
 		return r;
+	if (json_is_string(json_object_get(schema, "x-unit")))
+		unit = json_string_value(json_object_get(schema, "x-unit"));
 	if (json_is_array(v) || json_is_object(v)) {
 		node->kind = json_is_array(v) ? SN_ARRAY : SN_OBJECT;
 		node->n = json_is_array(v) ? json_array_size(v) : json_object_size(v);
@@ -98,7 +105,7 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 			sub = node->kind == SN_ARRAY ? json_array_get(v, i)
 						     : json_object_get(v, node->kid[i].key);
 			const json_t *sub_schema = jschema_sub(schemas, source, schema, node->kid[i].key);
-			r = learn(s, &node->kid[i], sub, rank, rule, sub_schema, schemas, source, e);
+			r = learn(s, &node->kid[i], sub, rank, rule, unit, sub_schema, schemas, source, e);
 			if (r < 0)
 				return r;
 		}
@@ -112,7 +119,7 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 				  "%s: a real number, and the %s schema does not say how it "
 				  "combines in a grid cell (x-cell)",
 				  node->name, source);
-	return add_leaf(s, node, rank, rule);
+	return add_leaf(s, node, rank, rule, unit);
 }
 
 int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, const char *source,
@@ -140,7 +147,7 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
 		node->name = strdup(key);
 		if (!node->key || !node->name)
 			return errbuf_set(e, ENOMEM, "out of memory");
-		int r = learn(s, node, v, jschema_property_rank(schemas, source, key), CELL_SUM,
+		int r = learn(s, node, v, jschema_property_rank(schemas, source, key), CELL_SUM, NULL,
 			      jschema_property(schemas, source, key), schemas, source, e);
 		if (r == -ENOMEM)
 			return errbuf_set(e, ENOMEM, "out of memory");
@@ -192,7 +199,7 @@ static int read_node(const struct row_shape *s, const struct shape_node *node, c
 	}
 	struct value *o = &out[node->leaf];
 	enum cell_rule rule = s->leaf[node->leaf].rule;
-	if (json_is_null(v) || rule == CELL_RATIO) /* a ratio is recomputed, never read */
+	if (json_is_null(v) || (rule == CELL_RATIO && !s->keep_ratios)) /* export recomputes it */
 		*o = (struct value){.kind = VAL_NULL};
 	else if (json_is_integer(v))
 		*o = (struct value){.kind = VAL_INT, .i = json_integer_value(v)};
@@ -241,5 +248,6 @@ void row_shape_free(struct row_shape *s)
 	free(s->name);
 	free(s->rank);
 	free(s->leaf);
+	free(s->unit);
 	memset(s, 0, sizeof(*s));
 }

@@ -14,11 +14,13 @@
  * A leaf with none of these (a real number the schema says nothing about)
  * has no meaning in a cell, and the
  * shape is refused. CELL_RATIO leaves take their inputs from the episode's
- * manifest: sources.<name>.ratios.<field>.numerator and .denominator. */
+ * manifest: sources.<name>.ratios.<field>.numerator and .denominator.
+ * A leaf's unit is the schema's "x-unit", found the same way. */
 #ifndef IOPSAMPLE_ROW_SHAPE_H
 #define IOPSAMPLE_ROW_SHAPE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "cells.h"
 #include "jschema.h"
@@ -31,6 +33,8 @@ struct row_shape {
 	char **name;            /* "rchar", "read_size_hist.3", "by_syscall.read.calls" */
 	size_t *rank;           /* its field's place in the schema: for the column order */
 	struct cell_leaf *leaf; /* how it combines in a cell */
+	const char **unit;      /* the schema's x-unit for it (or what holds it), or NULL */
+	bool keep_ratios;       /* row_shape_read gives CELL_RATIO leaves as written */
 	struct shape_node *root;
 	size_t row_keys; /* keys of a whole row, the envelope's included */
 };
@@ -44,7 +48,8 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
  * sources.<name>.ratios names them (NULL: none known, the ratio is null). */
 void row_shape_ratios(struct row_shape *s, const json_t *ratios);
 
-/* The row's leaves in shape order. 0, or -EINVAL when the row has another
+/* The row's leaves in shape order (a CELL_RATIO leaf null, as export
+ * recomputes it, unless keep_ratios). 0, or -EINVAL when the row has another
  * shape, or a count that is not an integer >= 0, with e naming the field. */
 int row_shape_read(const struct row_shape *s, const json_t *row, struct value *out,
 		   struct errbuf *e);

@@ -6,9 +6,7 @@
  * JSON Lines: one object per row with every column as a key, in column
  * order, null where there is no value.
  *
- * A file is written under a temporary name beside it and renamed over
- * FILE only when table_commit succeeds: a failed export leaves no half
- * table, and an existing FILE as it was. "-" is stdout, written as it goes. */
+ * The file is an outfile (outfile.h): whole or not at all. */
 #ifndef IOPSAMPLE_TABLE_H
 #define IOPSAMPLE_TABLE_H
 
@@ -17,6 +15,7 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "outfile.h"
 
 enum table_format { TABLE_CSV, TABLE_JSONL };
 

@@ -113,6 +113,29 @@ for source in ["envelope"] + sources:
         expect(meaning.startswith("gauge") == bool(p.get("x-gauge")), "%s.%s: gauge in one, not the other" % (source, name))
         typed += 1
 print("%d row fields: names, types and gauges agree" % typed)
+
+def doc_units(heading):
+    """{name: the unit column} of the first table under heading."""
+    part = doc.split(heading, 1)[1]
+    part = re.split(r"\n#+ ", part, 1)[0]
+    lines = part[part.index("\n|") + 1:].split("\n\n", 1)[0].split("\n")
+    cells = lambda line: [c.strip() for c in line.strip().strip("|").split("|")]
+    at = cells(lines[0]).index("unit")
+    return {re.sub(r"^`(.*)`$", r"\1", cells(l)[0]): cells(l)[at] for l in lines[2:]}
+
+# x-unit (what `iopsample report` labels axes with): every field's, as the
+# docs' unit column says; "—" and "the event's" (set by the config) are none
+units = 0
+for source in sources:
+    s, du = schema(source), doc_units("## " + source)
+    props = dict(s["properties"], **{"<event>": v for v in s.get("patternProperties", {}).values()})
+    for name, p in props.items():
+        if name == "source":
+            continue
+        want = None if du[name] in ("—", "the event's") else du[name]
+        expect(p.get("x-unit") == want, "%s.%s: x-unit %s, the docs' unit %s" % (source, name, p.get("x-unit"), du[name]))
+        units += 1
+print("%d row fields: x-unit as the docs' unit" % units)
 man = list(schema("manifest")["properties"])
 got = [f for cell in re.findall(r"^\| ((?:`[a-z_]+`(?:, )?)+) \|", doc.split("## manifest.json", 1)[1], re.M)
        for f in re.findall(r"`([a-z_]+)`", cell)]

@@ -1,0 +1,493 @@
+/* iopsample report EPISODE_DIR... -o FILE.html: episodes as pictures, in one
+ * HTML file that needs nothing else (docs/data-model.md, "Reports").
+ *
+ * The page holds the chart library (uPlot, inlined as GoAccess inlines its
+ * own), cmd/report/report.js that draws, and the data, once, as JSON: per
+ * episode its manifest and, per source, its rows as columns (t_mono_ns,
+ * interval_ns, then one array per leaf of row_shape.h), with what each
+ * field is: counter, gauge or value (the leaf's cell rule), its unit
+ * (x-unit), and what the schema says of it for the pictures (x-histogram,
+ * x-compare, x-main). Nothing here names a source: a source that lands
+ * later gets its charts from its rows and its schema.
+ *
+ * Every episode is read before a byte is written, and the file is an
+ * outfile: a refusal or failure leaves no page behind. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "episode.h"
+#include "jsonl_reader.h"
+#include "log.h"
+#include "numfmt.h"
+#include "outfile.h"
+#include "row_shape.h"
+#include "schemas.h"
+
+#define USAGE "usage: iopsample report EPISODE_DIR... -o FILE.html"
+
+/* The page's parts, linked in by build/gen/report_assets.S; each ends in a
+ * NUL. */
+extern const char report_uplot_js[], report_uplot_css[], report_uplot_license[];
+extern const char report_js[], report_css[];
+
+/* Text that grows: a column's values, "1,2,null,...". */
+struct text {
+	char *p;
+	size_t n, cap;
+};
+
+static int text_put(struct text *t, const char *s, size_t n)
+{
+	if (t->n + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < t->n + n + 1)
+			cap *= 2;
+		char *p = realloc(t->p, cap);
+		if (!p)
+			return -ENOMEM;
+		t->p = p;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->n, s, n);
+	t->n += n;
+	return 0;
+}
+
+static int text_value(struct text *t, const struct value *v)
+{
+	char buf[NUMFMT_REAL];
+	const char *s = buf;
+	if (t->n && text_put(t, ",", 1) < 0)
+		return -ENOMEM;
+	if (v->kind == VAL_INT)
+		s = numfmt_int(buf, v->i);
+	else if (v->kind == VAL_REAL && isfinite(v->d))
+		numfmt_real(buf, v->d);
+	else
+		s = "null";
+	return text_put(t, s, strlen(s));
+}
+
+struct rp_source {
+	const char *name;    /* the manifest's key */
+	const json_t *entry; /* the manifest's sources.<name> */
+	struct row_shape shape;
+	struct text t, interval, *col; /* col: one per leaf */
+	uint64_t rows;
+	const char *damage; /* an incomplete episode's cut file: why the rows end */
+};
+
+struct rp_episode {
+	const char *dir;
+	json_t *manifest;
+	const char *name;
+	struct rp_source *src;
+	size_t nsrc;
+};
+
+struct reporter {
+	const struct jschema_set *schemas;
+	struct rp_episode *ep;
+	size_t nep;
+	struct errbuf e;
+};
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static void first_problem(void *arg, const char *where, const char *what)
+{
+	struct errbuf *e = arg;
+	if (!e->msg[0])
+		snprintf(e->msg, sizeof(e->msg), "%s: %s", *where ? where : "/", what);
+}
+
+static int load_manifest(struct reporter *x, struct rp_episode *ep, int dirfd)
+{
+	json_error_t je;
+	int r = manifest_read(dirfd, 0, &ep->manifest, &je);
+	if (r == -EINVAL) {
+		log_error("%s/manifest.json:%d:%d: %s", ep->dir, je.line, je.column, je.text);
+		return EX_DATAERR;
+	}
+	if (r == -ENOENT) {
+		log_error("%s: not an episode directory (no manifest.json)", ep->dir);
+		return EX_NOINPUT;
+	}
+	if (r < 0) {
+		log_error("%s/manifest.json: %s", ep->dir, strerror(-r));
+		return EX_NOINPUT;
+	}
+	struct errbuf first = {""};
+	if (jschema_validate(x->schemas, "manifest", ep->manifest, first_problem, &first)) {
+		log_error("%s/manifest.json: %s", ep->dir, first.msg);
+		return EX_DATAERR;
+	}
+	ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
+	return 0;
+}
+
+/* The first row sets the shape; v gets room for a row's leaves. */
+static int learn_shape(struct reporter *x, struct rp_source *s, const json_t *row, struct value **v)
+{
+	if (row_shape_learn(&s->shape, x->schemas, s->name, row, &x->e) < 0)
+		return -EINVAL;
+	s->shape.keep_ratios = true;
+	s->col = calloc(s->shape.n + 1, sizeof(*s->col));
+	*v = calloc(s->shape.n + 1, sizeof(**v));
+	return s->col && *v ? 0 : errbuf_set(&x->e, ENOMEM, "out of memory");
+}
+
+/* One row onto the columns. */
+static int add_row(struct reporter *x, struct rp_source *s, const json_t *row, struct value *v)
+{
+	const json_t *t = json_object_get(row, "t_mono_ns"), *iv = json_object_get(row, "interval_ns");
+	if (!json_is_integer(t) || !json_is_integer(iv))
+		return errbuf_set(&x->e, EINVAL, "t_mono_ns or interval_ns is not an integer");
+	if (row_shape_read(&s->shape, row, v, &x->e) < 0)
+		return -EINVAL;
+	struct value tv = {.kind = VAL_INT, .i = json_integer_value(t)};
+	struct value ivv = {.kind = VAL_INT, .i = json_integer_value(iv)};
+	int r = text_value(&s->t, &tv) < 0 || text_value(&s->interval, &ivv) < 0 ? -ENOMEM : 0;
+	for (size_t l = 0; r == 0 && l < s->shape.n; l++)
+		r = text_value(&s->col[l], &v[l]);
+	return r < 0 ? errbuf_set(&x->e, ENOMEM, "out of memory") : 0;
+}
+
+static int read_source(struct reporter *x, struct rp_episode *ep, struct rp_source *s, int dirfd,
+		       bool incomplete)
+{
+	const char *file = json_string_value(json_object_get(s->entry, "file"));
+	if (!file)
+		return 0;
+	struct jsonl_reader r;
+	int rc = jsonl_reader_open(&r, dirfd, file, &x->e);
+	if (rc == -ENOENT && incomplete)
+		return 0; /* stopped before the source wrote its file */
+	if (rc < 0) {
+		log_error("%s/%s", ep->dir, x->e.msg);
+		return EX_NOINPUT;
+	}
+	struct value *v = NULL;
+	int code = 0;
+	for (uint64_t line = 1;; line++) {
+		char *text;
+		size_t len;
+		rc = jsonl_reader_next(&r, &text, &len, &x->e);
+		if (rc < 0) {
+			log_error("%s/%s", ep->dir, x->e.msg);
+			code = EX_IOERR;
+			break;
+		}
+		if (rc == 0)
+			break;
+		json_error_t je;
+		json_t *row = json_loadb(text, len, 0, &je);
+		if (!json_is_object(row)) {
+			log_error("%s/%s:%llu: %s", ep->dir, file, (unsigned long long)line,
+				  row ? "not a JSON object" : je.text);
+			json_decref(row);
+			code = EX_DATAERR;
+			break;
+		}
+		rc = s->rows ? 0 : learn_shape(x, s, row, &v);
+		if (rc == 0)
+			rc = add_row(x, s, row, v);
+		json_decref(row);
+		if (rc < 0) {
+			log_error("%s/%s:%llu: %s", ep->dir, file, (unsigned long long)line, x->e.msg);
+			code = rc == -ENOMEM ? EX_SOFTWARE : EX_DATAERR;
+			break;
+		}
+		s->rows++;
+	}
+	if (!code && r.damage[0]) {
+		if (!incomplete) {
+			log_error("%s/%s: %s", ep->dir, file, r.damage);
+			code = EX_DATAERR;
+		} else {
+			s->damage = "its file ends in a cut row (the episode was interrupted)";
+		}
+	}
+	free(v);
+	jsonl_reader_close(&r);
+	return code;
+}
+
+static int load_episode(struct reporter *x, struct rp_episode *ep)
+{
+	int dirfd = open(ep->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		log_error("%s: %s", ep->dir, strerror(errno));
+		return errno == ENOTDIR ? EX_DATAERR : EX_NOINPUT;
+	}
+	int code = load_manifest(x, ep, dirfd);
+	const char *status = code ? "" : json_string_value(json_object_get(ep->manifest, "status"));
+	bool incomplete = strcmp(status, "complete") != 0;
+	const json_t *sources = code ? NULL : json_object_get(ep->manifest, "sources");
+	ep->src = calloc(json_object_size(sources) + 1, sizeof(*ep->src));
+	if (!ep->src)
+		code = EX_SOFTWARE;
+	const char *name;
+	const json_t *entry;
+	json_object_foreach((json_t *)sources, name, entry) {
+		if (code)
+			break;
+		if (!jschema_has(x->schemas, name)) {
+			log_error("%s: source %s: not one iopsample %s knows", ep->dir, name,
+				  IOPSAMPLE_VERSION);
+			code = EX_DATAERR;
+			break;
+		}
+		struct rp_source *s = &ep->src[ep->nsrc++];
+		s->name = name;
+		s->entry = entry;
+		code = read_source(x, ep, s, dirfd, incomplete);
+	}
+	close(dirfd);
+	return code;
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+static void put_json(FILE *f, const json_t *v)
+{
+	/* "\/" for every slash: no "</script>" can end the data early */
+	json_dumpf(v, f, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH);
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	json_t *j = s ? json_string(s) : json_null();
+	put_json(f, j);
+	json_decref(j);
+}
+
+static const char *kind_of(enum cell_rule rule)
+{
+	return rule == CELL_SUM ? "counter" : rule == CELL_MAX ? "gauge" : "value";
+}
+
+/* What the schema says of a top-level field for the pictures. */
+static void put_field(FILE *f, const struct reporter *x, const struct rp_source *s,
+		      const char *field, size_t first, size_t n)
+{
+	const json_t *prop = jschema_property(x->schemas, s->name, field);
+	fputs("{\"name\":", f);
+	put_string(f, field);
+	fprintf(f, ",\"first\":%zu,\"n\":%zu,\"listed\":%s", first, n, prop ? "true" : "false");
+	static const char *const notes[] = {"x-histogram", "x-compare", "x-main"};
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+		const json_t *v = json_object_get(prop, notes[i]);
+		if (!v)
+			continue;
+		fprintf(f, ",\"%s\":", notes[i] + 2);
+		put_json(f, v);
+	}
+	fputc('}', f);
+}
+
+/* A leaf's top-level field: its name up to the first dot. */
+static size_t field_len(const char *leaf)
+{
+	return strcspn(leaf, ".");
+}
+
+static void put_source(FILE *f, const struct reporter *x, const struct rp_source *s)
+{
+	const struct row_shape *sh = &s->shape;
+	fputs("{\"name\":", f);
+	put_string(f, s->name);
+	fprintf(f, ",\"rows\":%llu,\"damage\":", (unsigned long long)s->rows);
+	put_string(f, s->damage);
+	fprintf(f, ",\"t\":[%.*s],\"interval\":[%.*s],\"leaves\":[", (int)s->t.n, s->t.p ? s->t.p : "",
+		(int)s->interval.n, s->interval.p ? s->interval.p : "");
+	for (size_t l = 0; l < sh->n; l++) {
+		fputs(l ? ",{\"name\":" : "{\"name\":", f);
+		put_string(f, sh->name[l]);
+		fprintf(f, ",\"kind\":\"%s\",\"unit\":", kind_of(sh->leaf[l].rule));
+		put_string(f, sh->unit[l]);
+		fputc('}', f);
+	}
+	fputs("],\"fields\":[", f);
+	for (size_t l = 0, nf = 0; l < sh->n;) {
+		size_t len = field_len(sh->name[l]), end = l + 1;
+		while (end < sh->n && field_len(sh->name[end]) == len &&
+		       !strncmp(sh->name[end], sh->name[l], len))
+			end++;
+		char *field = strndup(sh->name[l], len);
+		if (nf++)
+			fputc(',', f);
+		put_field(f, x, s, field ? field : "", l, end - l);
+		free(field);
+		l = end;
+	}
+	fputs("],\"columns\":[", f);
+	for (size_t l = 0; l < sh->n; l++) {
+		fputs(l ? ",[" : "[", f);
+		fwrite(s->col[l].p ? s->col[l].p : "", 1, s->col[l].n, f);
+		fputc(']', f);
+	}
+	fputs("]}", f);
+}
+
+static void put_data(FILE *f, const struct reporter *x)
+{
+	fputs("{\"iopsample\":", f);
+	put_string(f, IOPSAMPLE_VERSION);
+	fputs(",\"episodes\":[", f);
+	for (size_t e = 0; e < x->nep; e++) {
+		const struct rp_episode *ep = &x->ep[e];
+		fputs(e ? ",{\"dir\":" : "{\"dir\":", f);
+		put_string(f, ep->dir);
+		fputs(",\"manifest\":", f);
+		put_json(f, ep->manifest);
+		fputs(",\"sources\":[", f);
+		for (size_t i = 0; i < ep->nsrc; i++) {
+			if (i)
+				fputc(',', f);
+			put_source(f, x, &ep->src[i]);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+/* before, then s with HTML's special characters escaped */
+static void put_html(FILE *f, const char *s, const char *before)
+{
+	fputs(before, f);
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static void put_page(FILE *f, const struct reporter *x)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"generator\" content=\"iopsample " IOPSAMPLE_VERSION "\">\n<title>iopsample report",
+	      f);
+	for (size_t e = 0; e < x->nep; e++)
+		put_html(f, x->ep[e].name, e ? ", " : ": ");
+	fputs("</title>\n<!-- uPlot, inlined below:\n", f);
+	fputs(report_uplot_license, f);
+	fputs("-->\n<style>\n", f);
+	fputs(report_uplot_css, f);
+	fputs("\n</style>\n<style>\n", f);
+	fputs(report_css, f);
+	fputs("</style>\n</head>\n<body>\n<div id=\"report\"><noscript>This report draws its charts "
+	      "with JavaScript.</noscript></div>\n<script type=\"application/json\" id=\"iopsample-data\">",
+	      f);
+	put_data(f, x);
+	fputs("</script>\n<script>\n", f);
+	fputs(report_uplot_js, f);
+	fputs("\n</script>\n<script>\n", f);
+	fputs(report_js, f);
+	fputs("</script>\n</body>\n</html>\n", f);
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+static void reporter_free(struct reporter *x)
+{
+	for (size_t e = 0; e < x->nep; e++) {
+		struct rp_episode *ep = &x->ep[e];
+		for (size_t i = 0; i < ep->nsrc; i++) {
+			struct rp_source *s = &ep->src[i];
+			for (size_t l = 0; s->col && l < s->shape.n; l++)
+				free(s->col[l].p);
+			free(s->col);
+			free(s->t.p);
+			free(s->interval.p);
+			row_shape_free(&s->shape);
+		}
+		free(ep->src);
+		json_decref(ep->manifest);
+	}
+	free(x->ep);
+}
+
+static int report(struct reporter *x, char **dirs, size_t ndirs, const char *output)
+{
+	if (!(x->ep = calloc(ndirs, sizeof(*x->ep))))
+		return EX_SOFTWARE;
+	int code = 0;
+	for (size_t e = 0; e < ndirs && !code; e++) {
+		x->ep[x->nep].dir = dirs[e];
+		code = load_episode(x, &x->ep[x->nep++]);
+	}
+	for (size_t a = 0; a < x->nep && !code; a++)
+		for (size_t b = 0; b < a && !code; b++)
+			if (!strcmp(x->ep[a].name, x->ep[b].name)) {
+				log_error("episode %s twice: %s and %s", x->ep[a].name, x->ep[b].dir,
+					  x->ep[a].dir);
+				code = EX_USAGE;
+			}
+	if (code)
+		return code;
+	struct outfile out;
+	if (outfile_open(&out, output, &x->e) < 0) {
+		log_error("-o %s", x->e.msg);
+		return EX_CANTCREAT;
+	}
+	put_page(out.f, x);
+	if (outfile_commit(&out, &x->e) < 0) {
+		log_error("%s", x->e.msg);
+		return EX_IOERR;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *output = NULL;
+	char **dirs = argv + 1;
+	size_t ndirs = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			puts(USAGE);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (i + 1 == argc) {
+				log_error("report: %s needs a file; " USAGE, argv[i]);
+				return EX_USAGE;
+			}
+			output = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			log_error("report: unknown option %s; " USAGE, argv[i]);
+			return EX_USAGE;
+		} else {
+			dirs[ndirs++] = argv[i]; /* options may come after the directories */
+		}
+	}
+	if (!ndirs || !output) {
+		log_error("report: %s; " USAGE, ndirs ? "no -o FILE.html" : "no episode directory");
+		return EX_USAGE;
+	}
+	struct errbuf why;
+	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
+	if (!schemas) {
+		log_error("%s", why.msg);
+		return EX_SOFTWARE;
+	}
+	struct reporter x = {.schemas = schemas};
+	int code = report(&x, dirs, ndirs, output);
+	reporter_free(&x);
+	jschema_free(schemas);
+	return code;
+}

@@ -1,0 +1,30 @@
+/* Numbers as text: see numfmt.h. */
+#include "numfmt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *numfmt_int(char buf[NUMFMT_INT], int64_t v)
+{
+	char *p = buf + NUMFMT_INT;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
+void numfmt_real(char buf[NUMFMT_REAL], double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, NUMFMT_REAL - 2, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".e"))
+		strcat(buf, ".0");
+}
