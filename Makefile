@@ -178,6 +178,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/
 	/usr/bin/python3 bench/perf_event.py $(BUILD)
 	/usr/bin/python3 bench/compression.py $(BUILD)
 	/usr/bin/python3 bench/export.py $(BUILD)
+	/usr/bin/python3 bench/report.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -250,32 +250,12 @@ static bool picked(const struct options *o, const char *name, const json_t *entr
 	return o->pick == PICK_ALL || deployable == (o->pick == PICK_DEPLOYABLE);
 }
 
-static void first_problem(void *arg, const char *where, const char *what)
-{
-	struct errbuf *e = arg;
-	if (!e->msg[0])
-		snprintf(e->msg, sizeof(e->msg), "%s: %s", *where ? where : "/", what);
-}
-
 static int load_manifest(struct exporter *x, struct ex_episode *ep, int dirfd)
 {
-	json_error_t je;
-	int r = manifest_read(dirfd, 0, &ep->manifest, &je);
-	if (r == -EINVAL) {
-		log_error("%s/manifest.json:%d:%d: %s", ep->dir, je.line, je.column, je.text);
-		return EX_DATAERR;
-	}
-	if (r < 0) {
-		log_error("%s/manifest.json: %s", ep->dir, strerror(-r));
-		return EX_NOINPUT;
-	}
-	struct errbuf first = {""};
-	if (jschema_validate(x->schemas, "manifest", ep->manifest, first_problem, &first)) {
-		log_error("%s/manifest.json: %s", ep->dir, first.msg);
-		return EX_DATAERR;
-	}
-	ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
-	return 0;
+	int code = manifest_load(ep->dir, dirfd, x->schemas, &ep->manifest);
+	if (!code)
+		ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
+	return code;
 }
 
 /* Why an episode is running or failed, for the refusal. */

@@ -103,36 +103,12 @@ struct reporter {
 
 /* ---- reading ----------------------------------------------------------------- */
 
-static void first_problem(void *arg, const char *where, const char *what)
-{
-	struct errbuf *e = arg;
-	if (!e->msg[0])
-		snprintf(e->msg, sizeof(e->msg), "%s: %s", *where ? where : "/", what);
-}
-
 static int load_manifest(struct reporter *x, struct rp_episode *ep, int dirfd)
 {
-	json_error_t je;
-	int r = manifest_read(dirfd, 0, &ep->manifest, &je);
-	if (r == -EINVAL) {
-		log_error("%s/manifest.json:%d:%d: %s", ep->dir, je.line, je.column, je.text);
-		return EX_DATAERR;
-	}
-	if (r == -ENOENT) {
-		log_error("%s: not an episode directory (no manifest.json)", ep->dir);
-		return EX_NOINPUT;
-	}
-	if (r < 0) {
-		log_error("%s/manifest.json: %s", ep->dir, strerror(-r));
-		return EX_NOINPUT;
-	}
-	struct errbuf first = {""};
-	if (jschema_validate(x->schemas, "manifest", ep->manifest, first_problem, &first)) {
-		log_error("%s/manifest.json: %s", ep->dir, first.msg);
-		return EX_DATAERR;
-	}
-	ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
-	return 0;
+	int code = manifest_load(ep->dir, dirfd, x->schemas, &ep->manifest);
+	if (!code)
+		ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
+	return code;
 }
 
 /* The first row sets the shape; v gets room for a row's leaves. */
@@ -227,11 +203,12 @@ static int load_episode(struct reporter *x, struct rp_episode *ep)
 	int dirfd = open(ep->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		log_error("%s: %s", ep->dir, strerror(errno));
-		return errno == ENOTDIR ? EX_DATAERR : EX_NOINPUT;
+		return EX_NOINPUT;
 	}
 	int code = load_manifest(x, ep, dirfd);
 	const char *status = code ? "" : json_string_value(json_object_get(ep->manifest, "status"));
-	bool incomplete = strcmp(status, "complete") != 0;
+	/* killed or failed: its files may end inside a row */
+	bool incomplete = !strcmp(status, "running") || !strcmp(status, "failed");
 	const json_t *sources = code ? NULL : json_object_get(ep->manifest, "sources");
 	ep->src = calloc(json_object_size(sources) + 1, sizeof(*ep->src));
 	if (!ep->src)

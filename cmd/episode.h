@@ -88,6 +88,12 @@ json_t *manifest_json(const struct episode *ep);
  * -errno when it cannot be opened or read; -EINVAL when it is not JSON,
  * with je saying where. */
 int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je);
+struct jschema_set;
+/* manifest_read, then the manifest's schema, for the commands that read
+ * episodes (export, report): 0, or a sysexits code after one line on stderr
+ * naming what is wrong: 66 when there is no manifest to read (not an
+ * episode), 65 when it is not JSON or not what the schema says. */
+int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas, json_t **out);
 /* The words the manifest uses: "complete", "unavailable", ... */
 const char *episode_status_name(enum episode_status s);
 const char *source_status_name(enum source_status s);

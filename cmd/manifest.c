@@ -2,13 +2,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "episode.h"
 #include "fdutil.h"
 #include "hostset.h"
+#include "jschema.h"
+#include "log.h"
 #include "signames.h"
 
 int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je)
@@ -26,6 +30,37 @@ int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je)
 	*out = json_loadb(text, len, flags, je);
 	free(text);
 	return *out ? 0 : -EINVAL;
+}
+
+static void first_problem(void *arg, const char *where, const char *what)
+{
+	struct errbuf *e = arg;
+	if (!e->msg[0])
+		snprintf(e->msg, sizeof(e->msg), "%s: %s", *where ? where : "/", what);
+}
+
+int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas, json_t **out)
+{
+	json_error_t je;
+	int r = manifest_read(dirfd, 0, out, &je);
+	if (r == -EINVAL) {
+		log_error("%s/manifest.json:%d:%d: %s", dir, je.line, je.column, je.text);
+		return EX_DATAERR;
+	}
+	if (r == -ENOENT) {
+		log_error("%s: not an episode directory (no manifest.json)", dir);
+		return EX_NOINPUT;
+	}
+	if (r < 0) {
+		log_error("%s/manifest.json: %s", dir, strerror(-r));
+		return EX_NOINPUT;
+	}
+	struct errbuf first = {""};
+	if (jschema_validate(schemas, "manifest", *out, first_problem, &first)) {
+		log_error("%s/manifest.json: %s", dir, first.msg);
+		return EX_DATAERR;
+	}
+	return 0;
 }
 
 const char *episode_status_name(enum episode_status s)
