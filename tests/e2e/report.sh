@@ -196,7 +196,8 @@ PY
 	echo "offline: the same $b"
 }
 
-# A zstd episode and one whose iopsample was SIGKILLed, in one report.
+# A zstd episode and one whose iopsample was SIGKILLed, in one report, to
+# stdout.
 several() {
 	cat >"$WORK/z.yaml" <<EOY
 episode: {name: z, output_dir: $WORK/episodes}
@@ -215,7 +216,7 @@ EOY
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	pkill -9 -f "$TAG"
-	"$IOPSAMPLE" report "$WORK/episodes/z" "$WORK/episodes/cut" -o "$WORK/two.html" || { echo "report: exit $?"; return 1; }
+	"$IOPSAMPLE" report "$WORK/episodes/z" "$WORK/episodes/cut" -o - >"$WORK/two.html" || { echo "report: exit $?"; return 1; }
 	render "$WORK/two.html" two || return 1
 	rendered_clean two || return 1
 	grep -q "This episode is running" "$WORK/two.dom" || { echo "the cut episode does not say so"; return 1; }

@@ -132,6 +132,10 @@ zstd_and_commands() {
 	wchar=$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["proc_io.wchar"])' "$WORK/z.jsonl")
 	[ "$wchar" -eq "$(zstd -dc "$WORK/episodes/z/proc_io.jsonl.zst" | "$PY" -c 'import json, sys; print(sum(json.loads(l)["wchar"] for l in sys.stdin))')" ] ||
 		{ echo "export --episodes: wchar $wchar"; return 1; }
+	memcheck report "$WORK/episodes/z" -o "$WORK/z.html" || { echo "report: exit $?"; return 1; }
+	grep -q '"name":"proc_io"' "$WORK/z.html" || { echo "report: no proc_io in the page"; return 1; }
+	memcheck report "$WORK/episodes/z" "$WORK/episodes/z" -o "$WORK/twice.html" 2>/dev/null
+	[ $? -eq 64 ] && [ ! -e "$WORK/twice.html" ] || { echo "report of one episode twice: exit $?"; return 1; }
 	quiet_logs
 }
 
