@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +81,19 @@ static int text_value(struct text *t, const struct value *v)
 struct rp_source {
 	const char *name;    /* the manifest's key */
 	const json_t *entry; /* the manifest's sources.<name> */
+	const struct jschema_set *schemas;
+	int dirfd;
+	bool incomplete; /* its episode is running or failed: its file may be cut */
+	pthread_t thread;
+	bool running;
+	/* what read_source made */
 	struct row_shape shape;
 	struct text t, interval, *col; /* col: one per leaf */
 	uint64_t rows;
 	const char *damage; /* an incomplete episode's cut file: why the rows end */
+	int code;           /* a sysexits code, and why in e (naming the file) */
+	uint64_t bad_line;  /* ... or the file's line that e is about */
+	struct errbuf e;
 };
 
 struct rp_episode {
@@ -112,90 +122,84 @@ static int load_manifest(struct reporter *x, struct rp_episode *ep, int dirfd)
 }
 
 /* The first row sets the shape; v gets room for a row's leaves. */
-static int learn_shape(struct reporter *x, struct rp_source *s, const json_t *row, struct value **v)
+static int learn_shape(struct rp_source *s, const json_t *row, struct value **v, struct errbuf *e)
 {
-	if (row_shape_learn(&s->shape, x->schemas, s->name, row, &x->e) < 0)
+	if (row_shape_learn(&s->shape, s->schemas, s->name, row, e) < 0)
 		return -EINVAL;
 	s->shape.keep_ratios = true;
 	s->col = calloc(s->shape.n + 1, sizeof(*s->col));
 	*v = calloc(s->shape.n + 1, sizeof(**v));
-	return s->col && *v ? 0 : errbuf_set(&x->e, ENOMEM, "out of memory");
+	return s->col && *v ? 0 : errbuf_set(e, ENOMEM, "out of memory");
 }
 
 /* One row onto the columns. */
-static int add_row(struct reporter *x, struct rp_source *s, const json_t *row, struct value *v)
+static int add_row(struct rp_source *s, const json_t *row, struct value *v, struct errbuf *e)
 {
 	const json_t *t = json_object_get(row, "t_mono_ns"), *iv = json_object_get(row, "interval_ns");
 	if (!json_is_integer(t) || !json_is_integer(iv))
-		return errbuf_set(&x->e, EINVAL, "t_mono_ns or interval_ns is not an integer");
-	if (row_shape_read(&s->shape, row, v, &x->e) < 0)
+		return errbuf_set(e, EINVAL, "t_mono_ns or interval_ns is not an integer");
+	if (row_shape_read(&s->shape, row, v, e) < 0)
 		return -EINVAL;
 	struct value tv = {.kind = VAL_INT, .i = json_integer_value(t)};
 	struct value ivv = {.kind = VAL_INT, .i = json_integer_value(iv)};
 	int r = text_value(&s->t, &tv) < 0 || text_value(&s->interval, &ivv) < 0 ? -ENOMEM : 0;
 	for (size_t l = 0; r == 0 && l < s->shape.n; l++)
 		r = text_value(&s->col[l], &v[l]);
-	return r < 0 ? errbuf_set(&x->e, ENOMEM, "out of memory") : 0;
+	return r < 0 ? errbuf_set(e, ENOMEM, "out of memory") : 0;
 }
 
-static int read_source(struct reporter *x, struct rp_episode *ep, struct rp_source *s, int dirfd,
-		       bool incomplete)
+/* A source's rows into its columns, in a thread of its own: parsing the
+ * rows is most of a report's time, and the sources are independent (a
+ * pipeline within a source, parser to builder, was slower: jansson's
+ * objects freed by another thread than made them). The outcome is s->code,
+ * with e saying what went wrong. */
+static void *read_source(void *arg)
 {
+	struct rp_source *s = arg;
 	const char *file = json_string_value(json_object_get(s->entry, "file"));
 	if (!file)
-		return 0;
+		return NULL;
 	struct jsonl_reader r;
-	int rc = jsonl_reader_open(&r, dirfd, file, &x->e);
-	if (rc == -ENOENT && incomplete)
-		return 0; /* stopped before the source wrote its file */
+	int rc = jsonl_reader_open(&r, s->dirfd, file, &s->e);
+	if (rc == -ENOENT && s->incomplete)
+		return NULL; /* stopped before the source wrote its file */
 	if (rc < 0) {
-		log_error("%s/%s", ep->dir, x->e.msg);
-		return EX_NOINPUT;
+		s->code = EX_NOINPUT;
+		return NULL;
 	}
 	struct value *v = NULL;
-	int code = 0;
 	for (uint64_t line = 1;; line++) {
 		char *text;
 		size_t len;
-		rc = jsonl_reader_next(&r, &text, &len, &x->e);
-		if (rc < 0) {
-			log_error("%s/%s", ep->dir, x->e.msg);
-			code = EX_IOERR;
+		if ((rc = jsonl_reader_next(&r, &text, &len, &s->e)) <= 0) {
+			s->code = rc < 0 ? EX_IOERR : 0;
 			break;
 		}
-		if (rc == 0)
-			break;
 		json_error_t je;
 		json_t *row = json_loadb(text, len, 0, &je);
-		if (!json_is_object(row)) {
-			log_error("%s/%s:%llu: %s", ep->dir, file, (unsigned long long)line,
-				  row ? "not a JSON object" : je.text);
-			json_decref(row);
-			code = EX_DATAERR;
-			break;
-		}
-		rc = s->rows ? 0 : learn_shape(x, s, row, &v);
-		if (rc == 0)
-			rc = add_row(x, s, row, v);
+		if (!json_is_object(row))
+			rc = errbuf_set(&s->e, EINVAL, "%s", row ? "not a JSON object" : je.text);
+		else if ((rc = s->rows ? 0 : learn_shape(s, row, &v, &s->e)) == 0)
+			rc = add_row(s, row, v, &s->e);
 		json_decref(row);
 		if (rc < 0) {
-			log_error("%s/%s:%llu: %s", ep->dir, file, (unsigned long long)line, x->e.msg);
-			code = rc == -ENOMEM ? EX_SOFTWARE : EX_DATAERR;
+			s->code = rc == -ENOMEM ? EX_SOFTWARE : EX_DATAERR;
+			s->bad_line = line;
 			break;
 		}
 		s->rows++;
 	}
-	if (!code && r.damage[0]) {
-		if (!incomplete) {
-			log_error("%s/%s: %s", ep->dir, file, r.damage);
-			code = EX_DATAERR;
+	if (!s->code && r.damage[0]) {
+		if (!s->incomplete) {
+			errbuf_set(&s->e, EINVAL, "%s: %s", file, r.damage);
+			s->code = EX_DATAERR;
 		} else {
 			s->damage = "its file ends in a cut row (the episode was interrupted)";
 		}
 	}
 	free(v);
 	jsonl_reader_close(&r);
-	return code;
+	return NULL;
 }
 
 static int load_episode(struct reporter *x, struct rp_episode *ep)
@@ -224,10 +228,28 @@ static int load_episode(struct reporter *x, struct rp_episode *ep)
 			code = EX_DATAERR;
 			break;
 		}
-		struct rp_source *s = &ep->src[ep->nsrc++];
-		s->name = name;
-		s->entry = entry;
-		code = read_source(x, ep, s, dirfd, incomplete);
+		ep->src[ep->nsrc++] = (struct rp_source){.name = name, .entry = entry, .schemas = x->schemas,
+							 .dirfd = dirfd, .incomplete = incomplete};
+	}
+	for (size_t i = 0; !code && i < ep->nsrc; i++) {
+		struct rp_source *s = &ep->src[i];
+		s->running = pthread_create(&s->thread, NULL, read_source, s) == 0;
+		if (!s->running)
+			read_source(s);
+	}
+	for (size_t i = 0; i < ep->nsrc; i++) {
+		struct rp_source *s = &ep->src[i];
+		if (s->running)
+			pthread_join(s->thread, NULL);
+		s->running = false;
+		if (!code && s->code) {
+			if (s->bad_line)
+				log_error("%s/%s:%llu: %s", ep->dir, json_string_value(json_object_get(s->entry, "file")),
+					  (unsigned long long)s->bad_line, s->e.msg);
+			else
+				log_error("%s/%s", ep->dir, s->e.msg);
+			code = s->code;
+		}
 	}
 	close(dirfd);
 	return code;
