@@ -280,8 +280,14 @@ static int episode_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_
 	return cfg_unknown_key(c, key_node, key, "episode");
 }
 
+/* file, inherit or null; YAML's own null (null, ~), which is how people
+ * write it unquoted, is null too. Nothing at all is not a choice. */
 static int output_mode(struct cfg_ctx *c, yaml_node_t *v, enum out_mode *m)
 {
+	if (cfg_is_null(v) && v->data.scalar.length) {
+		*m = OUT_NULL;
+		return 0;
+	}
 	const char *s;
 	int r = cfg_string(c, v, &s);
 	if (r < 0)

@@ -318,7 +318,7 @@ overflow() {
 	delayacct_off
 	cat >"$WORK/ov.yaml" <<EOY
 episode: {name: ov, output_dir: $WORK/episodes}
-target: {command: [$TASKWORK, storm, $WORK/go, "60000", $WORK/stormed, $WORK/go2, $DATA], stdout: "null"}
+target: {command: [$TASKWORK, storm, $WORK/go, "60000", $WORK/stormed, $WORK/go2, $DATA], stdout: null}
 sources:
   taskstats: {interval: 50ms}
   proc_io: {interval: 50ms}

@@ -222,6 +222,21 @@ TEST(wrong_types_are_positioned_at_the_value)
 	bad(MINIMAL "? [a]\n: b\n", "t.yaml:3:3", "keys in the config must be strings");
 }
 
+TEST(output_null_as_yaml_writes_it)
+{
+	/* unquoted null and ~ are YAML's null: they mean null here too */
+	ok("episode: {name: x}\ntarget: {command: [true], stdout: null, stderr: ~}\n");
+	EXPECT_EQ(cfg.target.stdout_mode, OUT_NULL);
+	EXPECT_EQ(cfg.target.stderr_mode, OUT_NULL);
+	config_free(&cfg);
+	ok("episode: {name: x}\ntarget: {command: [true], stdout: \"null\", stderr: NULL}\n");
+	EXPECT_EQ(cfg.target.stdout_mode, OUT_NULL);
+	EXPECT_EQ(cfg.target.stderr_mode, OUT_NULL);
+	config_free(&cfg);
+	bad("episode: {name: x}\ntarget:\n  command: [true]\n  stdout:\n", "t.yaml:4:10",
+	    "expected a string, got null");
+}
+
 TEST(durations_and_intervals)
 {
 	bad("episode: {name: x, duration: 5}\ntarget: {command: [true]}\n", "t.yaml:1:30", "missing unit");
