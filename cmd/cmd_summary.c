@@ -5,7 +5,13 @@
  * the schema marks ("x-gauge": true) their mean, min and max over the rows
  * that have them, *_size_hist and *_latency_hist arrays a bar per non-empty
  * bucket, and nested
- * counters (by_syscall) their non-zero totals. */
+ * counters (by_syscall) their non-zero totals.
+ *
+ * Numbers are for reading, in the unit the schema gives a field ("x-unit"):
+ * bytes in B/KiB/MiB/GiB and per second, times (ns, ms) as durations and
+ * as a share of the time covered (a delay of 250 ms in 1 s is 25%), counts
+ * per second of their unit ("calls/s": iops-profiler's IOPS). --raw prints
+ * exact integers and plain rates instead, for scripts. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -29,6 +35,7 @@ enum field_kind { F_COUNT, F_NUMBER, F_HIST };
 
 struct field {
 	char name[160];
+	const char *unit; /* the schema's x-unit, or NULL */
 	enum field_kind kind;
 	bool nested; /* a member of an object field: shown only when not 0 */
 	json_int_t total;
@@ -40,6 +47,7 @@ struct field {
 
 struct tally {
 	const struct jschema_set *schemas;
+	bool raw; /* --raw */
 	const char *source;
 	struct field *f;
 	size_t n;
@@ -84,6 +92,7 @@ static void add_value(struct tally *t, const char *name, const json_t *v, bool n
 		/* a null counter stays a counter: null in every row is worth saying */
 		if (!(f = field_for(t, name, F_COUNT, nested)))
 			return;
+		f->unit = json_string_value(json_object_get(schema, "x-unit"));
 		if (json_is_integer(v)) {
 			f->known++;
 			f->total += json_integer_value(v);
@@ -221,6 +230,39 @@ static void print_hist(const struct field *f)
 	}
 }
 
+/* v bytes as "5.50 MiB" (with suffix "/s": a rate). */
+static void format_bytes(double v, const char *suffix, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	size_t i = 0;
+	while (fabs(v) >= 1024 && i < sizeof(units) / sizeof(units[0]) - 1) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%.0f %s%s", v, units[i], suffix);
+	else
+		snprintf(buf, len, "%.2f %s%s", v, units[i], suffix);
+}
+
+/* A count's total and rate, for reading: see the top of this file. */
+static void format_count(const struct field *f, double seconds, char *total, char *rate, size_t len)
+{
+	double per_s = seconds > 0 ? (double)f->total / seconds : 0.0;
+	const char *u = f->unit;
+	if (u && !strcmp(u, "bytes")) {
+		format_bytes((double)f->total, "", total, len);
+		format_bytes(per_s, "/s", rate, len);
+	} else if (u && (!strcmp(u, "ns") || !strcmp(u, "ms"))) {
+		json_int_t ns = f->total * (!strcmp(u, "ms") ? NS_PER_MS : 1);
+		format_ns(ns, total, len);
+		snprintf(rate, len, "%.1f%% of the time", seconds > 0 ? 100.0 * (double)ns / NS_PER_S / seconds : 0.0);
+	} else {
+		snprintf(total, len, "%lld", (long long)f->total);
+		snprintf(rate, len, "%.1f%s%s/s", per_s, u ? " " : "", u ? u : "");
+	}
+}
+
 static void print_tally(const struct tally *t)
 {
 	double seconds = (double)t->t_end / NS_PER_S;
@@ -230,14 +272,20 @@ static void print_tally(const struct tally *t)
 		if (f->kind == F_HIST || (f->nested && f->kind == F_COUNT && f->total == 0))
 			continue;
 		if (!header)
-			printf("  %-32s %16s %16s\n", "field", "total", "per second");
+			printf("  %-32s %16s %*s\n", "field", "total", t->raw ? 16 : 22, "per second");
 		header = true;
 		if (f->known == 0)
 			printf("  %-32s %16s\n", f->name, "null in every row");
-		else if (f->kind == F_COUNT)
+		else if (f->kind == F_COUNT && t->raw)
 			printf("  %-32s %16lld %16.1f%s\n", f->name, (long long)f->total,
 			       seconds > 0 ? (double)f->total / seconds : 0.0,
 			       f->known < t->rows ? "  (null in some rows)" : "");
+		else if (f->kind == F_COUNT) {
+			char total[48], rate[48];
+			format_count(f, seconds, total, rate, sizeof(total));
+			printf("  %-32s %16s %22s%s\n", f->name, total, rate,
+			       f->known < t->rows ? "  (null in some rows)" : "");
+		}
 		else
 			printf("  %-32s %16s %16s  mean %.4g, min %.4g, max %.4g over %llu rows\n",
 			       f->name, "", "", f->sum / (double)f->known, f->min, f->max,
@@ -256,7 +304,7 @@ static void tally_free(struct tally *t)
 }
 
 /* 0, or an exit status when the file could not be read at all. */
-static int summarize_source(const struct jschema_set *schemas, int dirfd, const char *dir,
+static int summarize_source(const struct jschema_set *schemas, bool raw, int dirfd, const char *dir,
 			    const char *name, const json_t *src)
 {
 	char ival[32];
@@ -282,7 +330,7 @@ static int summarize_source(const struct jschema_set *schemas, int dirfd, const 
 		log_error("%s/%s", dir, e.msg);
 		return EX_NOINPUT;
 	}
-	struct tally t = {.schemas = schemas, .source = name};
+	struct tally t = {.schemas = schemas, .source = name, .raw = raw};
 	while ((err = jsonl_reader_next(&r, &text, &len, &e)) > 0) {
 		json_t *row = json_loadb(text, len, 0, NULL);
 		if (json_is_object(row))
@@ -332,7 +380,7 @@ static void print_header(const char *dir, const json_t *m)
 		printf("warning: %s\n", json_string_value(v));
 }
 
-static int summarize(const struct jschema_set *schemas, const char *dir)
+static int summarize(const struct jschema_set *schemas, bool raw, const char *dir)
 {
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
@@ -357,7 +405,7 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 		const char *name;
 		const json_t *src;
 		json_object_foreach(json_object_get(m, "sources"), name, src) {
-			int s = summarize_source(schemas, dirfd, dir, name, src);
+			int s = summarize_source(schemas, raw, dirfd, dir, name, src);
 			status = status ? status : s;
 		}
 	}
@@ -368,10 +416,22 @@ static int summarize(const struct jschema_set *schemas, const char *dir)
 
 int cmd_summary(int argc, char **argv)
 {
-	if (argc < 2) {
-		log_error("usage: iopsample summary EPISODE_DIR...");
+	bool raw = false;
+	int ndirs = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--raw"))
+			raw = true;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			log_error("summary: unknown option %s; usage: iopsample summary [--raw] EPISODE_DIR...", argv[i]);
+			return EX_USAGE;
+		} else
+			argv[++ndirs] = argv[i];
+	}
+	if (!ndirs) {
+		log_error("usage: iopsample summary [--raw] EPISODE_DIR...");
 		return EX_USAGE;
 	}
+	argc = ndirs + 1;
 	struct errbuf why;
 	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
 	if (!schemas) {
@@ -382,7 +442,7 @@ int cmd_summary(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (i > 1)
 			printf("\n");
-		int s = summarize(schemas, argv[i]);
+		int s = summarize(schemas, raw, argv[i]);
 		status = status ? status : s;
 	}
 	jschema_free(schemas);

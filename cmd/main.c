@@ -21,7 +21,7 @@ static const struct {
 	{"events", cmd_events, "events [PATTERN]                    perf events libpfm4 knows on this host"},
 	{"cat", cmd_cat, "cat FILE...                         rows of .jsonl or .jsonl.zst files (pipe into jq)"},
 	{"validate", cmd_validate, "validate EPISODE_DIR...             check the manifest and every row against schema/"},
-	{"summary", cmd_summary, "summary EPISODE_DIR...              a table per source: rows, totals, rates, histograms"},
+	{"summary", cmd_summary, "summary [--raw] EPISODE_DIR...      a table per source: rows, totals, rates, histograms"},
 	{"export", cmd_export,
 	 "export EPISODE_DIR... -o FILE       one table of every episode on one time grid (csv or jsonl)\n"
 	 "                   [--grid DURATION] [--format csv|jsonl] [--deployable-only | --oracle-only]\n"

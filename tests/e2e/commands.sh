@@ -66,8 +66,10 @@ sources:
   perf_event: {interval: 10ms, events: [page-faults, cycles]}
 EOY
 "$IOPSAMPLE" run "$WORK/s.yaml" --quiet >/dev/null 2>&1
-"$IOPSAMPLE" summary "$WORK/episodes/s" >"$WORK/summary.txt" 2>"$WORK/summary.err"
+"$IOPSAMPLE" summary --raw "$WORK/episodes/s" >"$WORK/summary.txt" 2>"$WORK/summary.err"
 SUMMARY_RC=$?
+"$IOPSAMPLE" summary "$WORK/episodes/s" >"$WORK/human.txt" 2>&1
+HUMAN_RC=$?
 
 summary() {
 	[ $SUMMARY_RC -eq 0 ] || { echo "summary: exit $SUMMARY_RC: $(cat "$WORK/summary.err")"; return 1; }
@@ -120,6 +122,39 @@ print("%d read and %d write calls in %d and %d bars; warning shown" % (
 PY
 }
 check summary_shows_the_rows_totals_and_the_workloads_histograms summary
+
+# Without --raw: bytes in KiB/MiB and per second, counts per second of
+# their unit; read back, each is the rows' total to its printed precision.
+summary_human() {
+	[ $HUMAN_RC -eq 0 ] || { echo "summary: exit $HUMAN_RC: $(cat "$WORK/human.txt")"; return 1; }
+	episode_py "$WORK/episodes/s" "$WORK/human.txt" <<'PY'
+import re
+from epi import expect
+text = open(sys.argv[2]).read()
+sections = dict(re.findall(r"^(\w+) \((?:deployable|oracle)\): (.*?)(?=^\w+ \(|\Z)", text, re.M | re.S))
+SCALE = {"B": 1, "KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
+checked = 0
+for s, f, unit in (("proc_io", "wchar", "bytes"), ("proc_io", "rchar", "bytes"), ("syscall_io", "write_bytes", "bytes"),
+                   ("proc_io", "syscw", "calls"), ("syscall_io", "write_calls", "calls")):
+    rows = ep.rows[s]
+    total, secs = sum(r[f] for r in rows), rows[-1]["t_mono_ns"] / 1e9
+    line = re.search(r"^  %s +(.*)$" % f, sections[s], re.M)
+    expect(line, "%s.%s: no line" % (s, f))
+    if unit == "bytes":
+        m = re.match(r"([\d.]+) (B|KiB|MiB|GiB) +([\d.]+) (B|KiB|MiB|GiB)/s$", line.group(1))
+        expect(m, "%s.%s: %r is not bytes and bytes/s" % (s, f, line.group(1)))
+        got, rate = float(m.group(1)) * SCALE[m.group(2)], float(m.group(3)) * SCALE[m.group(4)]
+        expect(abs(got - total) <= 0.005 * SCALE[m.group(2)] + 0.5, "%s.%s: %s, rows %d" % (s, f, m.group(0), total))
+        expect(abs(rate - total / secs) <= 0.005 * SCALE[m.group(4)] + 0.5, "%s.%s rate: %s" % (s, f, m.group(0)))
+    else:
+        m = re.match(r"(\d+) +([\d.]+) calls/s$", line.group(1))
+        expect(m and int(m.group(1)) == total and abs(float(m.group(2)) - total / secs) <= 0.05 + total / secs * 1e-6,
+               "%s.%s: %r, rows %d" % (s, f, line.group(1), total))
+    checked += 1
+print("%d fields in human units equal the rows; e.g. %s" % (checked, re.search(r"^  wchar +(.*)$", sections["proc_io"], re.M).group(1)))
+PY
+}
+check summary_shows_human_units_and_raw_exact_integers summary_human
 
 cat_cmd() {
 	local d=$WORK/episodes/s out err rc
