@@ -589,8 +589,13 @@ static void summary(const struct supervisor *s, int code)
 		snprintf(rows + strlen(rows), sizeof(rows) - strlen(rows), "; %s %s, %lld rows",
 			 ep->src[i].sc->ops->name, source_status_name(ep->src[i].status),
 			 (long long)ep->src[i].rows);
-	log_info("%s: %s after %.3fs, exit status %d%s", ep->dir, episode_status_name(ep->status),
-		 (double)(ep->end_ns - ep->origin_ns) / NS_PER_S, code, rows);
+	/* a planned end is a success, and says so */
+	char planned[96] = "", sig[16];
+	if (ep->target.stop_reason == STOP_DURATION && ep->target.exited && ep->target.code != CLD_EXITED)
+		snprintf(planned, sizeof(planned), ", the target stopped at its duration by %s",
+			 signame(ep->target.status, sig, sizeof(sig)));
+	log_info("%s: %s after %.3fs, exit status %d%s%s", ep->dir, episode_status_name(ep->status),
+		 (double)(ep->end_ns - ep->origin_ns) / NS_PER_S, code, planned, rows);
 }
 
 /* ---- setup ------------------------------------------------------------------- */

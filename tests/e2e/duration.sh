@@ -8,14 +8,16 @@ episode: {name: $1, duration: 500ms $2}
 target: {command: [$IOWORK, --rounds, "1", --sleep-ms, "60000", --sleepers, "1", --tag, $TAG $3]}
 sources: {proc_io: {interval: 50ms}}
 EOY
-	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet
+	"$IOPSAMPLE" run "$WORK/$1.yaml" ${QUIET---quiet} # QUIET= run ...: with the closing line
 }
 
 stops_after_duration() {
 	local t0=$SECONDS c
-	run dur "" ""
+	QUIET= run dur "" "" 2>"$WORK/dur.err"
 	c=$?
 	[ $c -eq 0 ] || { echo "exit $c"; return 1; }
+	grep -q "complete after .*, exit status 0, the target stopped at its duration by SIGTERM; proc_io ok" "$WORK/dur.err" ||
+		{ echo "the last line: $(tail -1 "$WORK/dur.err")"; return 1; }
 	[ $((SECONDS - t0)) -lt 4 ] || { echo "took $((SECONDS - t0))s"; return 1; }
 	wait_untagged 1 || { echo "left running: $(tagged)"; return 1; }
 	episode_py "$WORK/episodes/dur" <<'PY'
