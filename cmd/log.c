@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 static bool quiet;
+static char status[256]; /* the status line shown, "" for none */
+
+#define CLEAR_LINE "\r\033[K"
 
 void log_set_quiet(bool q)
 {
@@ -39,8 +42,29 @@ static void vlog(const char *fmt, va_list ap)
 	if (len > sizeof(line) - 2)
 		len = sizeof(line) - 2;
 	line[len++] = '\n';
+	if (*status) { /* the message above the status line, drawn again below it */
+		char all[sizeof(line) + sizeof(status) + 8];
+		len = (size_t)snprintf(all, sizeof(all), CLEAR_LINE "%.*s%s", (int)len, line, status);
+		ssize_t w = write(STDERR_FILENO, all, len < sizeof(all) ? len : sizeof(all) - 1);
+		(void)w;
+		return;
+	}
 	ssize_t w = write(STDERR_FILENO, line, len);
 	(void)w; /* nowhere left to report a failing stderr */
+}
+
+bool log_status_wanted(void)
+{
+	return !quiet && isatty(STDERR_FILENO);
+}
+
+void log_status(const char *line)
+{
+	char out[sizeof(status) + 16];
+	int n = snprintf(out, sizeof(out), CLEAR_LINE "%s", line ? line : "");
+	snprintf(status, sizeof(status), "%s", line ? line : "");
+	ssize_t w = write(STDERR_FILENO, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1);
+	(void)w;
 }
 
 void log_error(const char *fmt, ...)

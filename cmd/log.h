@@ -24,4 +24,10 @@ void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress for a human; silenced by --quiet. */
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Whether a status line would be seen: stderr is a terminal and not --quiet. */
+bool log_status_wanted(void);
+/* Shows line (without "iopsample: ") as the status line, redrawn in place
+ * on the terminal; NULL clears it. Messages logged meanwhile go above it. */
+void log_status(const char *line);
+
 #endif

@@ -31,7 +31,11 @@ struct sampler {
 	json_t *row;
 	json_t *manifest; /* the source's manifest entry, sent again with its last word */
 	json_t *seq, *t_mono, *t_wall, *interval;
+	bool progress;         /* the supervisor shows a progress line */
+	int64_t next_progress; /* mono ns: rows are told at most 4 times a second */
 };
+
+#define PROGRESS_NS (NS_PER_S / 4)
 
 static json_t *envelope(struct sampler *s, const struct config *cfg)
 {
@@ -96,6 +100,11 @@ static void take_sample(struct sampler *s, bool final)
 	if ((r = jsonl_writer_write(&s->w, s->row, now, &why)) < 0)
 		fail(s, r, why.msg);
 	s->prev_t = t;
+	if (s->progress && !final && now >= s->next_progress) {
+		s->next_progress = now + PROGRESS_NS;
+		ipc_send(s->sock, json_pack("{s:s, s:I, s:I}", "msg", "progress", "rows", (json_int_t)s->w.rows,
+					    "missed_ticks", (json_int_t)s->missed));
+	}
 }
 
 /* Waits for "start"; false when the supervisor went away instead. */
@@ -106,6 +115,7 @@ static bool wait_start(struct sampler *s)
 		return false;
 	bool ok = !strcmp(ipc_kind(m), "start");
 	s->origin = json_integer_value(json_object_get(m, "origin_ns"));
+	s->progress = json_is_true(json_object_get(m, "progress"));
 	json_decref(m);
 	return ok;
 }

@@ -61,7 +61,11 @@ struct supervisor {
 	bool keeper_failed; /* the keeper died before the target */
 	bool setup_failed;  /* a source's before_exec failed in the target */
 	int io_err;         /* the first I/O error a source failed with (a full disk) */
+	bool progress;      /* a status line on the terminal (log_status) */
+	int64_t next_draw;  /* mono ns of its next redraw */
 };
+
+#define PROGRESS_NS (NS_PER_S / 4) /* at most 4 redraws a second */
 
 static bool attached(const struct supervisor *s)
 {
@@ -193,6 +197,11 @@ static bool sampler_message(struct supervisor *s, struct source_run *src, json_t
 {
 	const char *kind = ipc_kind(m);
 	take_details(s, src, json_object_get(m, "manifest"));
+	if (!strcmp(kind, "progress")) {
+		src->rows = json_integer_value(json_object_get(m, "rows"));
+		src->missed_ticks = (uint64_t)json_integer_value(json_object_get(m, "missed_ticks"));
+		return false;
+	}
 	if (!strcmp(kind, "ready")) {
 		src->status = SOURCE_OK;
 		snprintf(src->file, sizeof(src->file), "%s",
@@ -469,10 +478,37 @@ static void on_timer(struct supervisor *s)
 	}
 }
 
+/* The status line: elapsed / duration, the target, rows per source. */
+static void draw_progress(struct supervisor *s)
+{
+	int64_t now = clock_mono_ns();
+	if (!s->progress || now < s->next_draw)
+		return;
+	s->next_draw = now + PROGRESS_NS;
+	const struct episode *ep = &s->ep;
+	char line[256], dur[32] = "";
+	if (ep->cfg->episode.duration_ns)
+		snprintf(dur, sizeof(dur), " / %.1fs", (double)ep->cfg->episode.duration_ns / NS_PER_S);
+	int n = snprintf(line, sizeof(line), "%.1fs%s, target %s", (double)(now - ep->origin_ns) / NS_PER_S, dur,
+			 ep->target.exited ? "ended" : s->stopping ? "stopping" : "running");
+	for (size_t i = 0; i < ep->nsrc && n > 0 && (size_t)n < sizeof(line); i++) {
+		const struct source_run *src = &ep->src[i];
+		if (src->status != SOURCE_OK)
+			continue;
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "; %s %lld rows", src->sc->ops->name,
+			      (long long)src->rows);
+		if (src->missed_ticks && (size_t)n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - (size_t)n, ", %llu missed",
+				      (unsigned long long)src->missed_ticks);
+	}
+	log_status(line);
+}
+
 static void event_loop(struct supervisor *s)
 {
 	check_children(s); /* a SIGCHLD may have been read while starting */
 	while (!s->tree_gone) {
+		draw_progress(s);
 		struct pollfd p[3 + s->ep.nsrc];
 		struct source_run *who[3 + s->ep.nsrc];
 		size_t n = 0;
@@ -485,7 +521,8 @@ static void event_loop(struct supervisor *s)
 			who[n] = &s->ep.src[i];
 			p[n++] = (struct pollfd){.fd = s->ep.src[i].sock, .events = POLLIN};
 		}
-		if (poll(p, n, -1) < 0)
+		int wait_ms = s->progress ? (int)((s->next_draw - clock_mono_ns()) / NS_PER_MS) + 1 : -1;
+		if (poll(p, n, s->progress && wait_ms < 1 ? 1 : wait_ms) < 0)
 			continue;
 		/* Samplers first: a tracer's socket closes before the kernel
 		 * kills its tracees, so the target's death that follows is
@@ -762,8 +799,8 @@ static void release(struct supervisor *s)
 		if (src->status != SOURCE_OK)
 			continue;
 		src->sampling = true;
-		ipc_send(src->sock, json_pack("{s:s, s:I}", "msg", "start", "origin_ns",
-					      (json_int_t)s->ep.origin_ns));
+		ipc_send(src->sock, json_pack("{s:s, s:I, s:b}", "msg", "start", "origin_ns",
+					      (json_int_t)s->ep.origin_ns, "progress", s->progress));
 	}
 	if (s->ep.cfg->episode.duration_ns)
 		arm(s, s->ep.origin_ns + s->ep.cfg->episode.duration_ns);
@@ -788,13 +825,15 @@ static int finish(struct supervisor *s, int code)
 		log_error("%s", e.msg);
 		code = EX_IOERR;
 	}
+	if (s->progress)
+		log_status(NULL);
 	summary(s, code);
 	return code;
 }
 
 int supervisor_run(struct config *cfg)
 {
-	struct supervisor s = {.sigfd = -1, .timerfd = -1, .pidfd = -1};
+	struct supervisor s = {.sigfd = -1, .timerfd = -1, .pidfd = -1, .progress = log_status_wanted()};
 	struct errbuf e;
 	int code;
 
