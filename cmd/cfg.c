@@ -2,6 +2,7 @@
 #include "cfg.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,13 @@ int cfg_bool(struct cfg_ctx *c, const yaml_node_t *n, bool *out)
 				return *out = false, 0;
 		}
 	}
+	/* YAML 1.1's other booleans, strings in YAML 1.2 (which the config is) */
+	static const char *const yaml11[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+					     "on", "On", "ON", "off", "Off", "OFF"};
+	for (size_t i = 0; plain(n) && i < sizeof(yaml11) / sizeof(yaml11[0]); i++)
+		if (!strcmp(scalar(n), yaml11[i]))
+			return cfg_fail(c, n, "expected true or false, got \"%s\" (YAML 1.1's yes/no/on/off "
+					"are not booleans in a YAML 1.2 config: write true or false)", scalar(n));
 	if (n->type == YAML_SCALAR_NODE && !cfg_is_null(n))
 		return cfg_fail(c, n, "expected true or false, got \"%s\"", scalar(n));
 	return cfg_fail(c, n, "expected true or false, got %s", kind(n));
@@ -117,8 +125,14 @@ int cfg_int(struct cfg_ctx *c, const yaml_node_t *n, long long min, long long ma
 	char *end;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (end == s || *end || (*s != '-' && *s != '+' && (*s < '0' || *s > '9')))
+	if (end == s || *end || (*s != '-' && *s != '+' && (*s < '0' || *s > '9'))) {
+		/* 1e3 and 10.0 are YAML floats: say how to write the integer */
+		char *fend;
+		double d = strtod(s, &fend);
+		if (fend != s && !*fend && strpbrk(s, "eE.") && fabs(d) < 1e15 && d == floor(d))
+			return cfg_fail(c, n, "expected an integer, got \"%s\" (write it in digits: %.0f)", s, d);
 		return cfg_fail(c, n, "expected an integer, got \"%s\"", s);
+	}
 	if (errno == ERANGE || v < min || v > max)
 		return cfg_fail(c, n, "%s is out of range (%lld to %lld)", s, min, max);
 	*out = v;

@@ -237,6 +237,32 @@ TEST(output_null_as_yaml_writes_it)
 	    "expected a string, got null");
 }
 
+/* Where YAML's own types bite: each gets the meaning a user expects, or a
+ * message that says how to write it. */
+TEST(yaml_types_as_people_write_them)
+{
+	/* a bare number, yes or on where a string is wanted is that string */
+	ok("episode: {name: 2024, labels: {run: 1, ok: yes, at: 1e3}}\n"
+	   "target: {command: [true, 1, on], env: {N: 8, B: off}}\n");
+	EXPECT_STR(cfg.episode.name, "2024");
+	EXPECT_STR(cfg.episode.labels.items[0].value, "1");
+	EXPECT_STR(cfg.episode.labels.items[1].value, "yes");
+	EXPECT_STR(cfg.episode.labels.items[2].value, "1e3");
+	EXPECT_STR(cfg.target.argv[2], "on");
+	EXPECT_STR(cfg.target.env.items[1].value, "off");
+	config_free(&cfg);
+	/* YAML 1.1's booleans are not booleans here: say so */
+	bad(MINIMAL "sources: {proc_io: {required: on}}\n", "t.yaml:3:31",
+	    "got \"on\" (YAML 1.1's yes/no/on/off are not booleans in a YAML 1.2 config: write true or false)");
+	bad(MINIMAL "sources: {proc_io: {required: no}}\n", "t.yaml:3:31", "write true or false");
+	/* an integer written as a float: how to write it */
+	bad(MINIMAL "output: {zstd_level: 1e1}\n", "t.yaml:3:22", "got \"1e1\" (write it in digits: 10)");
+	bad(MINIMAL "output: {zstd_level: 3.5}\n", "t.yaml:3:22", "expected an integer, got \"3.5\"");
+	/* a duration needs its unit */
+	bad(MINIMAL "sources: {proc_io: {interval: 100}}\n", "t.yaml:3:31", "missing unit (ns, us, ms, s, m, h)");
+	bad("episode: {name: x, duration: 1e3}\ntarget: {command: [true]}\n", "t.yaml:1:30", "invalid duration \"1e3\"");
+}
+
 TEST(durations_and_intervals)
 {
 	bad("episode: {name: x, duration: 5}\ntarget: {command: [true]}\n", "t.yaml:1:30", "missing unit");
