@@ -128,7 +128,14 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio $(BUILD)/workloads/reuse: LDFLAGS += -static
 
-check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps fuzzer
+# A stock JSON Schema validator of another language for the schema tests:
+# ajv, from the npm registry at a pinned version.
+AJV_VERSION := 8.17.1
+AJV := $(BUILD)/node/node_modules/ajv/package.json
+$(AJV):
+	npm install --prefix $(BUILD)/node --no-audit --no-fund --loglevel=error ajv@$(AJV_VERSION)
+
+check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps $(AJV) fuzzer
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
 
 # ---- sanitizers, memcheck, fuzzing --------------------------------------
@@ -137,7 +144,7 @@ check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps fuzzer
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan: $(BUILD)/.build-deps $(BUILD)/.test-deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(ASAN_FLAGS)" \
-		$(BUILD)/asan/iopsample asan-units asan-workloads
+		$(BUILD)/asan/iopsample asan-units asan-workloads $(BUILD)/asan/node/node_modules/ajv/package.json
 	@IOPSAMPLE_ASAN=1 ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run $(BUILD)/asan
 .PHONY: asan-units asan-workloads

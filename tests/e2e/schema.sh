@@ -136,6 +136,13 @@ for source in sources:
         expect(p.get("x-unit") == want, "%s.%s: x-unit %s, the docs' unit %s" % (source, name, p.get("x-unit"), du[name]))
         units += 1
 print("%d row fields: x-unit as the docs' unit" % units)
+
+# the envelope each row schema embeds (so that the file stands alone) is
+# envelope.schema.json itself: tools/bundle-envelope writes the copies
+for source in sources:
+    expect(schema(source)["$defs"]["envelope"] == schema("envelope"),
+           "schema/%s.schema.json: its envelope differs from envelope.schema.json (run tools/bundle-envelope)" % source)
+print("%d row schemas embed envelope.schema.json as it is" % len(sources))
 man = list(schema("manifest")["properties"])
 got = [f for cell in re.findall(r"^\| ((?:`[a-z_]+`(?:, )?)+) \|", doc.split("## manifest.json", 1)[1], re.M)
        for f in re.findall(r"`([a-z_]+)`", cell)]
@@ -152,7 +159,7 @@ expect(sorted(rules) == ["max", "mean", "min", "ratio", "sum"], "Exporting: rule
 for source in sources:
     s = schema(source)
     # by_device's members: each device's fields, under their own rules
-    nested = [(n, p) for d in s.get("$defs", {}).values() for n, p in d.get("properties", {}).items()]
+    nested = [(n, p) for k, d in s.get("$defs", {}).items() if k != "envelope" for n, p in d.get("properties", {}).items()]
     for name, p in list(s["properties"].items()) + [("<event>", v) for v in s.get("patternProperties", {}).values()] + nested:
         if name == "source":
             continue

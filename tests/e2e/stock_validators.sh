@@ -1,0 +1,95 @@
+# Each file under schema/ validates real rows with a stock JSON Schema
+# 2020-12 validator given that file alone: Debian's python3-jsonschema
+# (plain jsonschema.validate) and ajv (npm), with no registry and no network
+# (a network namespace with nothing up). The envelope each row schema
+# $refs is embedded in it (tools/bundle-envelope); a row that breaks the
+# envelope is refused, so the $ref was followed.
+. "$(dirname "$0")/lib/common.sh"
+
+AJV_DIR=$BUILD/node/node_modules
+SCHEMAS=$TESTS/../schema
+
+cat >"$WORK/every.yaml" <<EOY
+episode: {name: every, output_dir: $WORK/episodes, labels: {suite: stock}}
+target: {command: [$IOWORK, --rounds, "6", --pause-ms, "10", --threads, "2", --children, "1", --tag, $TAG]}
+sources:
+  proc_io: {interval: 10ms}
+  syscall_io: {interval: 10ms}
+  perf_event: {interval: 10ms, events: [page-faults, cycles]}
+  block_io: {interval: 10ms}
+  diskstats: {interval: 10ms}
+  taskstats: {interval: 10ms}
+EOY
+"$IOPSAMPLE" run "$WORK/every.yaml" --quiet >"$WORK/run.log" 2>&1
+RUN_RC=$?
+EP=$WORK/episodes/every
+
+# Rows of each source with a file, as JSON Lines, and the manifest as one.
+rows_of() {
+	[ $RUN_RC -eq 0 ] || { echo "run: exit $RUN_RC: $(tail -2 "$WORK/run.log")"; return 1; }
+	local s f
+	for s in $("$PY" -c 'import json, sys; print(" ".join(k for k, v in json.load(open(sys.argv[1]))["sources"].items() if v["file"]))' "$EP/manifest.json"); do
+		f=$(ls "$EP/$s".jsonl*) && "$IOPSAMPLE" cat "$f" >"$WORK/$s.rows" || return 1
+	done
+	"$PY" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$EP/manifest.json" >"$WORK/manifest.rows"
+}
+
+python_jsonschema() {
+	rows_of || return 1
+	unshare -n "$PY" - "$SCHEMAS" "$WORK" <<'PY'
+import glob, json, os, sys
+import jsonschema
+from epi import expect
+schemas, work = sys.argv[1:3]
+checked = []
+for path in sorted(glob.glob(os.path.join(work, "*.rows"))):
+    name = os.path.basename(path)[:-5]
+    schema = json.load(open(os.path.join(schemas, name + ".schema.json")))
+    rows = [json.loads(l) for l in open(path)]
+    expect(rows, "%s: no rows" % name)
+    for r in rows:
+        jsonschema.validate(r, schema)  # the stock call: no resolver, no registry
+    if name != "manifest":
+        bad = dict(rows[0], seq=-1)  # the envelope's rule, not the source's
+        try:
+            jsonschema.validate(bad, schema)
+            expect(False, "%s: a row with seq -1 passed: the envelope was not applied" % name)
+        except jsonschema.ValidationError:
+            pass
+    checked.append("%s %d" % (name, len(rows)))
+expect(len(checked) == 7, "checked %s" % checked)
+from importlib.metadata import version
+print("jsonschema %s, offline: %s" % (version("jsonschema"), ", ".join(checked)))
+PY
+}
+
+ajv() {
+	[ -e "$AJV_DIR/ajv/package.json" ] || { echo "no ajv in $AJV_DIR (make check installs it)"; return 1; }
+	rows_of || return 1
+	NODE_PATH=$AJV_DIR unshare -n node - "$SCHEMAS" "$WORK" <<'JS'
+// ajv's strict mode wants annotation keywords declared: ours are x-...
+const fs = require("fs"), path = require("path");
+const Ajv2020 = require("ajv/dist/2020");
+const [schemas, work] = process.argv.slice(2);
+const warned = [];
+const logger = {log: () => {}, warn: (...a) => warned.push(a.join(" ")), error: (...a) => warned.push(a.join(" "))};
+const out = [];
+for (const f of fs.readdirSync(work).filter((f) => f.endsWith(".rows")).sort()) {
+  const name = f.slice(0, -5);
+  const ajv = new Ajv2020({allErrors: true, logger});
+  ajv.addVocabulary(["x-unit", "x-gauge", "x-cell", "x-histogram", "x-compare", "x-main"]);
+  const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(schemas, name + ".schema.json"), "utf8")));
+  const rows = fs.readFileSync(path.join(work, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  for (const r of rows)
+    if (!validate(r)) { console.log(name + ": " + JSON.stringify(validate.errors.slice(0, 2))); process.exit(1); }
+  if (name !== "manifest" && validate({...rows[0], seq: -1})) { console.log(name + ": seq -1 passed"); process.exit(1); }
+  out.push(name + " " + rows.length);
+}
+if (warned.length) { console.log("ajv warned: " + warned.slice(0, 3).join("; ")); process.exit(1); }
+if (out.length !== 7) { console.log("checked " + out); process.exit(1); }
+console.log("ajv " + require("ajv/package.json").version + " (strict), offline: " + out.join(", "));
+JS
+}
+
+check schema_files_validate_alone_with_python_jsonschema python_jsonschema
+check schema_files_validate_alone_with_ajv ajv
