@@ -84,10 +84,12 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 wrong = {"scalar": ["[1, 2]", "{a: 1}", "null"], "flow-list": ["x", "{a: 1}", "null", "[[1]]"]}
 # what a key does accept: strings take any scalar, duration null is "none",
-# a signal may be a number, a command a shell string, zstd levels go negative
+# stdout and stderr null is null (discard), a signal may be a number, a
+# command a shell string, zstd levels go negative
 any_scalar = ("\"12\"", "yes", "-3")
 fine = {k: any_scalar for k in ("name", "output_dir", "cwd", "dataset", "run", "OMP_NUM_THREADS")}
-fine.update(duration=("null",), stop_signal=("\"12\"",), command=("x",), zstd_level=("-3",))
+fine.update(duration=("null",), stdout=("null",), stderr=("null",), stop_signal=("\"12\"",), command=("x",),
+            zstd_level=("-3",))
 n = 0
 for i, line in enumerate(lines):
     m = re.match(r"^( *)([a-z_]+): (.+)$", line)
