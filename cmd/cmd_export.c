@@ -316,11 +316,11 @@ static int load_episode(struct exporter *x, struct ex_episode *ep)
 		return EX_NOINPUT;
 	}
 	int code = load_manifest(x, ep, dirfd);
-	const char *status = code ? "" : json_string_value(json_object_get(ep->manifest, "status"));
-	ep->incomplete = !strcmp(status, "running") || !strcmp(status, "failed");
-	if (!code && ep->incomplete && !x->o->include_incomplete) {
-		log_error("%s: episode %s is %s: %s; --include-incomplete exports it anyway",
-			  ep->dir, ep->name, status, failure(ep->manifest));
+	ep->incomplete = !code && manifest_incomplete(ep->manifest);
+	if (ep->incomplete && !x->o->include_incomplete) {
+		log_error("%s: episode %s is %s: %s; --include-incomplete exports it anyway", ep->dir,
+			  ep->name, json_string_value(json_object_get(ep->manifest, "status")),
+			  failure(ep->manifest));
 		code = EX_DATAERR;
 	}
 	const json_t *sources = code ? NULL : json_object_get(ep->manifest, "sources");

@@ -210,9 +210,7 @@ static int load_episode(struct reporter *x, struct rp_episode *ep)
 		return EX_NOINPUT;
 	}
 	int code = load_manifest(x, ep, dirfd);
-	const char *status = code ? "" : json_string_value(json_object_get(ep->manifest, "status"));
-	/* killed or failed: its files may end inside a row */
-	bool incomplete = !strcmp(status, "running") || !strcmp(status, "failed");
+	bool incomplete = !code && manifest_incomplete(ep->manifest);
 	const json_t *sources = code ? NULL : json_object_get(ep->manifest, "sources");
 	ep->src = calloc(json_object_size(sources) + 1, sizeof(*ep->src));
 	if (!ep->src)

@@ -94,6 +94,9 @@ struct jschema_set;
  * naming what is wrong: 66 when there is no manifest to read (not an
  * episode), 65 when it is not JSON or not what the schema says. */
 int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas, json_t **out);
+/* Its status is running (iopsample was killed) or failed: the episode's
+ * files may end inside a row. */
+bool manifest_incomplete(const json_t *m);
 /* The words the manifest uses: "complete", "unavailable", ... */
 const char *episode_status_name(enum episode_status s);
 const char *source_status_name(enum source_status s);

@@ -63,6 +63,12 @@ int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas,
 	return 0;
 }
 
+bool manifest_incomplete(const json_t *m)
+{
+	const char *status = json_string_value(json_object_get(m, "status"));
+	return status && (!strcmp(status, "running") || !strcmp(status, "failed"));
+}
+
 const char *episode_status_name(enum episode_status s)
 {
 	static const char *const names[] = {"running", "complete", "interrupted", "failed"};

@@ -35,8 +35,6 @@ struct sampler {
 	int64_t next_progress; /* mono ns: rows are told at most 4 times a second */
 };
 
-#define PROGRESS_NS (NS_PER_S / 4)
-
 static json_t *envelope(struct sampler *s, const struct config *cfg)
 {
 	json_t *row = json_object();

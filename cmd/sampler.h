@@ -11,6 +11,11 @@
 
 #include "collector.h"
 #include "config.h"
+#include "duration.h"
+
+/* How often, at most, a sampler tells the supervisor its rows for the
+ * progress line, and the line is redrawn: 4 times a second. */
+#define PROGRESS_NS (NS_PER_S / 4)
 
 /* The nice value samplers run at when the host allows it. */
 #define SAMPLER_NICE (-10)

@@ -65,8 +65,6 @@ struct supervisor {
 	int64_t next_draw;  /* mono ns of its next redraw */
 };
 
-#define PROGRESS_NS (NS_PER_S / 4) /* at most 4 redraws a second */
-
 static bool attached(const struct supervisor *s)
 {
 	return s->ep.cfg->target.pid > 0;
@@ -521,8 +519,9 @@ static void event_loop(struct supervisor *s)
 			who[n] = &s->ep.src[i];
 			p[n++] = (struct pollfd){.fd = s->ep.src[i].sock, .events = POLLIN};
 		}
-		int wait_ms = s->progress ? (int)((s->next_draw - clock_mono_ns()) / NS_PER_MS) + 1 : -1;
-		if (poll(p, n, s->progress && wait_ms < 1 ? 1 : wait_ms) < 0)
+		/* the next redraw, when there is a progress line to draw */
+		int64_t due_ms = (s->next_draw - clock_mono_ns()) / NS_PER_MS + 1;
+		if (poll(p, n, !s->progress ? -1 : due_ms < 1 ? 1 : (int)due_ms) < 0)
 			continue;
 		/* Samplers first: a tracer's socket closes before the kernel
 		 * kills its tracees, so the target's death that follows is
