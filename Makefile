@@ -17,19 +17,20 @@ LDFLAGS ?=
 SANITIZE ?=
 
 # libbpf, clang and bpftool: the eBPF sources' kernel side and its loader;
-# libmnl: taskstats' generic netlink
+# libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern" (cmd/jregex.c)
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
-	libmnl-dev pkg-config curl
+	libmnl-dev libpcre2-dev pkg-config curl
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
-# (ground truth for perf_event), valgrind, and clang with its libFuzzer
+# (ground truth for perf_event), valgrind, clang with its libFuzzer, and the
+# JSON-Schema-Test-Suite (cmd/jschema.c against the official cases)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
-	libclang-rt-14-dev chromium
+	libclang-rt-14-dev chromium json-schema-test-suite
 
 # Evaluated when a recipe runs, after the packages are installed.
-PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl)
+PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
 # Debian ships no pkg-config file for libpfm4.
-PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl) -lpfm
+PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8) -lpfm
 
 SRCS := $(filter-out %.bpf.c,$(wildcard cmd/*.c collectors/*.c collectors/*/*.c))
 SCHEMAS := $(wildcard schema/*.schema.json)

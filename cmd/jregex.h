@@ -1,13 +1,11 @@
 /* The regular expressions of JSON Schema's "pattern" and
- * "patternProperties": the ECMA-262 subset our schemas use, which POSIX
- * regcomp cannot take (negative lookahead).
- *
- * Supported: literals and escapes (\. \/ \- \n \t ...), . \d \D \w \W \s \S,
- * [classes] with ranges and ^, ^ $, groups (...) (?:...), lookahead (?=...)
- * (?!...), alternation |, greedy * + ? {n} {n,} {n,m}. Anything else (lazy
- * quantifiers, backreferences, \b, \u escapes) is refused when compiled, so a
- * schema cannot silently mean something else here. Matching is on bytes and,
- * as JSON Schema says, unanchored: "a" matches "cat". */
+ * "patternProperties", by PCRE2, which has the lookahead our schemas use and
+ * which POSIX regcomp lacks. JSON Schema's dialect is ECMA-262; PCRE2 is told
+ * the parts of it that differ from Perl's: $ matches only at the very end
+ * (not before a final newline), \uHHHH is a code point, and patterns and
+ * subjects are UTF-8. Matching is, as JSON Schema says, unanchored: "a"
+ * matches "cat". \d and \w are ASCII, as in ECMA-262; \s is ASCII white space
+ * only (ECMA-262 adds Unicode's). */
 #ifndef IOPSAMPLE_JREGEX_H
 #define IOPSAMPLE_JREGEX_H
 
@@ -18,8 +16,12 @@
 
 struct jregex;
 
-/* NULL with why (the pattern and the offset at fault) when it cannot compile. */
+/* NULL with why (the pattern, and PCRE2's message and offset) when it does
+ * not compile. */
 struct jregex *jregex_compile(const char *pattern, struct errbuf *why);
+/* Whether re matches anywhere in s[0..len), which may hold NUL bytes. A
+ * subject PCRE2 cannot decide (not UTF-8, or past its match limit) does
+ * not match. Safe from several threads at once. */
 bool jregex_search(const struct jregex *re, const char *s, size_t len);
 void jregex_free(struct jregex *re);
 

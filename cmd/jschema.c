@@ -30,19 +30,23 @@ struct jschema_set {
 	size_t ndocs;
 	struct jpattern *patterns;
 	size_t npatterns;
+	const json_t **checked; /* while loading: the schemas walked so far */
+	size_t nchecked;
 };
 
 /* ---- loading -------------------------------------------------------------- */
 
-static const char *const annotation_keywords[] = {
-	"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated",
-	"readOnly", "writeOnly", NULL,
-};
-
-static const char *const value_keywords[] = {
-	"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-	"minLength", "maxLength", "required", "minProperties", "maxProperties", "minItems",
-	"maxItems", "uniqueItems", NULL,
+/* Keywords of JSON Schema (2020-12 and the drafts before it) this validator
+ * does not implement: a schema using one is refused rather than half-checked.
+ * Any other member it does not apply is, as 2020-12 says, an annotation:
+ * title, our x-gauge, or a place for a $ref to point into. (ajv's strict mode,
+ * in make check, refuses a misspelt keyword in schema/.) */
+static const char *const unimplemented_keywords[] = {
+	"$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor",
+	"$vocabulary", "prefixItems", "additionalItems", "contains", "minContains", "maxContains",
+	"unevaluatedItems", "dependentSchemas", "dependentRequired", "dependencies", "if", "then",
+	"else", "multipleOf", "divisibleBy", "format", "contentEncoding", "contentMediaType",
+	"contentSchema", "extends", "disallow", NULL,
 };
 
 static bool listed(const char *const *list, const char *key)
@@ -61,28 +65,51 @@ static const struct jdoc *find_doc(const struct jschema_set *set, const char *na
 	return NULL;
 }
 
-/* A JSON pointer ("/$defs/size_hist") into root. */
-static const json_t *follow_pointer(const json_t *root, const char *ptr)
+static int hex_digit(char c)
 {
+	return c >= '0' && c <= '9' ? c - '0'
+	       : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
+							: -1;
+}
+
+/* A URI fragment's JSON pointer ("/$defs/size_hist") into root: %XX is
+ * undone first (RFC 3986), then ~0 and ~1 (RFC 6901). */
+static const json_t *follow_pointer(const json_t *root, const char *fragment)
+{
+	char ptr[1024];
+	size_t len = 0;
+	for (const char *f = fragment; *f; f++) {
+		if (len == sizeof(ptr) - 1)
+			return NULL;
+		if (*f == '%' && hex_digit(f[1]) >= 0 && hex_digit(f[2]) >= 0) {
+			ptr[len++] = (char)(hex_digit(f[1]) << 4 | hex_digit(f[2]));
+			f += 2;
+		} else {
+			ptr[len++] = *f;
+		}
+	}
 	const json_t *at = root;
-	while (at && *ptr == '/') {
+	const char *p = ptr, *end = ptr + len;
+	while (at && p < end && *p == '/') {
 		char seg[256];
 		size_t n = 0;
-		for (ptr++; *ptr && *ptr != '/' && n < sizeof(seg) - 1; ptr++) {
-			if (*ptr == '~' && (ptr[1] == '0' || ptr[1] == '1'))
-				seg[n++] = *++ptr == '0' ? '~' : '/';
+		for (p++; p < end && *p != '/'; p++) {
+			if (n == sizeof(seg) - 1)
+				return NULL;
+			if (*p == '~' && p + 1 < end && (p[1] == '0' || p[1] == '1'))
+				seg[n++] = *++p == '0' ? '~' : '/';
 			else
-				seg[n++] = *ptr;
+				seg[n++] = *p;
 		}
 		seg[n] = '\0';
 		if (json_is_object(at))
-			at = json_object_get(at, seg);
-		else if (json_is_array(at))
+			at = json_object_getn(at, seg, n);
+		else if (json_is_array(at) && n && strspn(seg, "0123456789") == n)
 			at = json_array_get(at, strtoul(seg, NULL, 10));
 		else
 			at = NULL;
 	}
-	return *ptr ? NULL : at;
+	return p < end ? NULL : at;
 }
 
 /* "other.schema.json#/pointer", "#/pointer" or "other.schema.json"; *doc
@@ -156,18 +183,24 @@ static int check_schema(struct loader *l, const json_t *s)
 		return 0;
 	if (!json_is_object(s))
 		return load_fail(l, "a schema must be an object or a boolean", "");
+	for (size_t i = 0; i < l->set->nchecked; i++)
+		if (l->set->checked[i] == s)
+			return 0; /* a $ref's target again, or a $ref back to where it is */
+	const json_t **more = realloc(l->set->checked, (l->set->nchecked + 1) * sizeof(*more));
+	if (!more)
+		return errbuf_set(l->why, ENOMEM, "out of memory");
+	l->set->checked = more;
+	more[l->set->nchecked++] = s;
 	json_object_foreach((json_t *)s, key, v) {
 		int r = 0;
-		/* x-...: our own annotations (x-gauge), which validation ignores */
-		if (listed(annotation_keywords, key) || listed(value_keywords, key) ||
-		    !strncmp(key, "x-", 2)) {
-			continue;
+		if (listed(unimplemented_keywords, key)) {
+			return load_fail(l, "a keyword this validator does not support", key);
 		} else if (!strcmp(key, "items") || !strcmp(key, "additionalProperties") ||
 			   !strcmp(key, "unevaluatedProperties") || !strcmp(key, "propertyNames") ||
 			   !strcmp(key, "not")) {
 			r = check_sub(l, key, v);
 		} else if (!strcmp(key, "properties") || !strcmp(key, "patternProperties") ||
-			   !strcmp(key, "$defs")) {
+			   !strcmp(key, "$defs") || !strcmp(key, "definitions")) {
 			const char *name;
 			const json_t *sub;
 			if (!json_is_object(v))
@@ -198,10 +231,14 @@ static int check_schema(struct loader *l, const json_t *s)
 			r = add_pattern(l->set, json_string_value(v), l->why);
 		} else if (!strcmp(key, "$ref")) {
 			const struct jdoc *doc = l->doc;
-			if (!json_is_string(v) || !resolve(l->set, &doc, json_string_value(v)))
+			const json_t *target =
+				json_is_string(v) ? resolve(l->set, &doc, json_string_value(v)) : NULL;
+			if (!target)
 				return load_fail(l, "does not resolve", key);
-		} else {
-			return load_fail(l, "a keyword this validator does not support", key);
+			/* checked where it lives: perhaps under a member no keyword names */
+			struct loader there = {l->set, doc, "", l->why};
+			snprintf(there.where, sizeof(there.where), "%s", json_string_value(v));
+			r = check_schema(&there, target);
 		}
 		if (r < 0)
 			return r;
@@ -220,6 +257,7 @@ void jschema_free(struct jschema_set *set)
 	for (size_t i = 0; i < set->npatterns; i++)
 		jregex_free(set->patterns[i].re);
 	free(set->patterns);
+	free(set->checked);
 	free(set->docs);
 	free(set);
 }
@@ -236,7 +274,7 @@ struct jschema_set *jschema_load(const struct jschema_text *texts, size_t n, str
 		json_error_t je;
 		struct jdoc *d = &set->docs[set->ndocs++];
 		d->name = strdup(texts[i].name);
-		d->root = json_loads(texts[i].text, JSON_REJECT_DUPLICATES, &je);
+		d->root = json_loads(texts[i].text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 		if (!d->root) {
 			errbuf_set(why, EINVAL, "schema/%s:%d:%d: %s", texts[i].name, je.line,
 				   je.column, je.text);
@@ -244,7 +282,7 @@ struct jschema_set *jschema_load(const struct jschema_text *texts, size_t n, str
 		}
 		const char *id = json_string_value(json_object_get(d->root, "$id"));
 		size_t idlen = id ? strlen(id) : 0, nlen = strlen(d->name);
-		if (!id || idlen < nlen || strcmp(id + idlen - nlen, d->name)) {
+		if (id && (idlen < nlen || strcmp(id + idlen - nlen, d->name))) {
 			errbuf_set(why, EINVAL, "schema/%s: its $id must end with its file name",
 				   d->name);
 			goto fail;
@@ -255,6 +293,8 @@ struct jschema_set *jschema_load(const struct jschema_text *texts, size_t n, str
 		if (check_schema(&l, set->docs[i].root) < 0)
 			goto fail;
 	}
+	free(set->checked);
+	set->checked = NULL;
 	return set;
 fail:
 	jschema_free(set);

@@ -4,9 +4,10 @@
  * patternProperties, additionalProperties, unevaluatedProperties,
  * propertyNames, minProperties, maxProperties, items, minItems, maxItems,
  * uniqueItems, allOf, anyOf, oneOf, not, $ref (within a file and to another
- * file of the set by its name) and $defs, with our own annotations x-...
- * ignored. A schema with any other keyword fails to load rather than be
- * half-checked. */
+ * file of the set by its name) and $defs (or its draft-7 name, definitions),
+ * with our own annotations x-... ignored. A schema with any other keyword
+ * fails to load rather than be half-checked. tests/unit/test_jschema_suite.c
+ * runs the JSON-Schema-Test-Suite's cases for these keywords. */
 #ifndef IOPSAMPLE_JSCHEMA_H
 #define IOPSAMPLE_JSCHEMA_H
 
@@ -18,7 +19,7 @@
 struct jschema_set;
 
 struct jschema_text {
-	const char *name; /* "proc_io.schema.json": its $id must end with it */
+	const char *name; /* "proc_io.schema.json": its $id, if it has one, must end with it */
 	const char *text;
 };
 

@@ -126,7 +126,11 @@ TEST(schemas_it_cannot_check_are_refused)
 		{"{\"$id\": \"x/t.schema.json\", \"if\": {}}", "/if: a keyword this validator does not support"},
 		{"{\"$id\": \"x/t.schema.json\", \"$ref\": \"#/$defs/none\"}", "does not resolve"},
 		{"{\"$id\": \"x/t.schema.json\", \"$ref\": \"other.schema.json\"}", "does not resolve"},
-		{"{\"$id\": \"x/t.schema.json\", \"pattern\": \"a*?\"}", "lazy"},
+		{"{\"$id\": \"x/t.schema.json\", \"pattern\": \"a(\"}", "missing closing parenthesis"},
+		{"{\"$id\": \"x/t.schema.json\", \"properties\": {\"a\": {\"format\": \"uri\"}}}",
+		 "/properties/a/format: a keyword this validator does not support"},
+		{"{\"$id\": \"x/t.schema.json\", \"$ref\": \"#/bag/p\", \"bag\": {\"p\": {\"pattern\": \"(\"}}}",
+		 "missing closing parenthesis"},
 		{"{\"$id\": \"x/t.schema.json\", \"properties\": {\"a\": 3}}", "object or a boolean"},
 		{"{\"$id\": \"x/other.schema.json\"}", "$id must end with its file name"},
 		{"{\"$id\": \"x/t.schema.json\",}", "t.schema.json:1:"},
@@ -143,6 +147,20 @@ TEST(schemas_it_cannot_check_are_refused)
 	}
 }
 
+/* A member no keyword names is an annotation, and a $ref may point into it;
+ * the target is checked where it is. %XX in a fragment is undone. */
+TEST(refs_into_members_that_are_no_keyword)
+{
+	struct jschema_set *set = load("t.schema.json", "{\"$id\": \"x/t.schema.json\", "
+		"\"bag\": {\"name\": {\"pattern\": \"^[a-z]+$\"}}, \"100%\": {\"minimum\": 1}, "
+		"\"properties\": {\"n\": {\"$ref\": \"#/bag/name\"}, \"c\": {\"$ref\": \"#/100%25\"}}}");
+	EXPECT_EQ(problems(set, "{\"n\": \"abc\", \"c\": 1}"), 0);
+	EXPECT_EQ(problems(set, "{\"n\": \"a1\"}"), 1);
+	EXPECT_CONTAINS(said, "/n: \"a1\" does not match ^[a-z]+$");
+	EXPECT_EQ(problems(set, "{\"c\": 0}"), 1);
+	jschema_free(set);
+}
+
 /* schema/ as compiled in: it loads, and x-gauge is where summary looks. */
 TEST(the_compiled_in_schemas_load)
 {
@@ -150,6 +168,11 @@ TEST(the_compiled_in_schemas_load)
 	struct jschema_set *set = jschema_load(schema_texts, schema_ntexts, &why);
 	if (!set)
 		FAILF("%s", why.msg);
+	for (size_t i = 0; i < schema_ntexts; i++) { /* jschema_load checks an $id it finds */
+		json_t *doc = json_loads(schema_texts[i].text, 0, NULL);
+		EXPECT(json_is_string(json_object_get(doc, "$id")));
+		json_decref(doc);
+	}
 	EXPECT(jschema_has(set, "manifest"));
 	EXPECT(jschema_has(set, "proc_io"));
 	EXPECT(!jschema_has(set, "nope"));
