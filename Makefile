@@ -129,14 +129,19 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio $(BUILD)/workloads/reuse: LDFLAGS += -static
 
-# A stock JSON Schema validator of another language for the schema tests:
-# ajv, from the npm registry at a pinned version.
+# The tools users hold, from the npm registry at pinned versions, for the
+# tests: ajv, a stock JSON Schema validator of another language than
+# python3-jsonschema, and DuckDB (its Node API ships the engine), which runs
+# docs/at-scale.md's recipe. One install, so that two never race.
 AJV_VERSION := 8.17.1
-AJV := $(BUILD)/node/node_modules/ajv/package.json
-$(AJV):
-	npm install --prefix $(BUILD)/node --no-audit --no-fund --loglevel=error ajv@$(AJV_VERSION)
+DUCKDB_NODE_VERSION := 1.5.6-r.1
+NODE_TOOLS := $(BUILD)/node/.installed-ajv-$(AJV_VERSION)-duckdb-$(DUCKDB_NODE_VERSION)
+$(NODE_TOOLS):
+	npm install --prefix $(BUILD)/node --no-audit --no-fund --loglevel=error \
+		ajv@$(AJV_VERSION) @duckdb/node-api@$(DUCKDB_NODE_VERSION)
+	@touch $@
 
-check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps $(AJV) fuzzer
+check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
 
 # ---- sanitizers, memcheck, fuzzing --------------------------------------
@@ -145,7 +150,8 @@ check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps $(AJV) f
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan: $(BUILD)/.build-deps $(BUILD)/.test-deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(ASAN_FLAGS)" \
-		$(BUILD)/asan/iopsample asan-units asan-workloads $(BUILD)/asan/node/node_modules/ajv/package.json
+		$(BUILD)/asan/iopsample asan-units asan-workloads \
+		$(BUILD)/asan/node/.installed-ajv-$(AJV_VERSION)-duckdb-$(DUCKDB_NODE_VERSION)
 	@IOPSAMPLE_ASAN=1 ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run $(BUILD)/asan
 .PHONY: asan-units asan-workloads

@@ -12,5 +12,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_schema(int argc, char **argv);
 
 #endif

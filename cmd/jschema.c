@@ -342,7 +342,24 @@ const json_t *jschema_sub(const struct jschema_set *set, const char *name, const
 	if (!key)
 		return local_def(root, json_object_get(schema, "items"));
 	const json_t *p = json_object_get(json_object_get(schema, "properties"), key);
+	const char *pattern;
+	const json_t *sub;
+	json_object_foreach(p ? NULL : json_object_get(schema, "patternProperties"), pattern, sub)
+		if (jregex_search(find_pattern(set, pattern), key, strlen(key)))
+			return local_def(root, sub);
 	return local_def(root, p ? p : json_object_get(schema, "additionalProperties"));
+}
+
+const json_t *jschema_root(const struct jschema_set *set, const char *name)
+{
+	const struct jdoc *doc;
+	return schema_root(set, name, &doc);
+}
+
+const json_t *jschema_deref(const struct jschema_set *set, const char *name, const json_t *schema)
+{
+	const struct jdoc *doc;
+	return local_def(schema_root(set, name, &doc), schema);
 }
 
 size_t jschema_property_rank(const struct jschema_set *set, const char *name, const char *key)

@@ -36,12 +36,17 @@ const json_t *jschema_property(const struct jschema_set *set, const char *name, 
 /* Its position among the schema's properties (file order), SIZE_MAX when
  * the schema does not list it: for a stable column order. */
 /* Within name's schema, the part that describes a member key of what
- * schema describes (properties, else additionalProperties), or its array
+ * schema describes (properties, else the patternProperties that match it,
+ * else additionalProperties), or its array
  * elements when key is NULL (items); a "$ref" into the same schema's
  * "$defs" is followed on the way. NULL when the schema says nothing. */
 const json_t *jschema_sub(const struct jschema_set *set, const char *name, const json_t *schema,
 			  const char *key);
 size_t jschema_property_rank(const struct jschema_set *set, const char *name, const char *key);
+/* Schema `name` itself, NULL when the set has none of that name. */
+const json_t *jschema_root(const struct jschema_set *set, const char *name);
+/* schema, or what its "$ref" into the $defs of name's schema points at. */
+const json_t *jschema_deref(const struct jschema_set *set, const char *name, const json_t *schema);
 
 /* where: the JSON pointer of the offending value ("" for the whole instance). */
 typedef void (*jschema_report)(void *arg, const char *where, const char *what);

@@ -27,6 +27,9 @@ static const struct {
 	 "                   [--grid DURATION] [--format csv|jsonl] [--deployable-only | --oracle-only]\n"
 	 "                   [--sources LIST] [--include-incomplete] [--episodes: one row per episode]"},
 	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
+	{"schema", cmd_schema,
+	 "schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]\n"
+	 "                                      a source's column types for SQL engines (docs/at-scale.md)"},
 };
 
 static void usage(FILE *to)

@@ -1,0 +1,337 @@
+/* iopsample schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]:
+ * the types of a source's row fields, from its schema, as a SQL engine
+ * reading the JSON Lines wants them, so that a field null in every row (a
+ * hardware event on a VM) is still a number, and episodes from different
+ * hosts union:
+ *
+ *   duckdb  a struct for read_json(..., columns = {...})
+ *   spark   a DDL schema for spark.read.schema("...") or CREATE TABLE
+ *
+ * integer is BIGINT, number DOUBLE, string VARCHAR/STRING, boolean BOOLEAN;
+ * an array of T is T[] / ARRAY<T>; an object whose members the schema lists
+ * is a STRUCT, one whose keys the config or the host names (by_syscall,
+ * by_device, labels) a MAP from strings. Fields named by the config at the
+ * top of a row (perf_event's events: patternProperties) are taken from the
+ * first row of each EPISODE_DIR's file for the source, the union over them,
+ * sorted; a source with such fields needs EPISODE_DIRs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "commands.h"
+#include "episode.h"
+#include "jschema.h"
+#include "jsonl_reader.h"
+#include "log.h"
+#include "schemas.h"
+
+#define USAGE "usage: iopsample schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]"
+
+enum dialect { DUCKDB, SPARK };
+
+struct typer {
+	const struct jschema_set *set;
+	const char *source;
+	enum dialect d;
+	FILE *out;
+	const char *field; /* for a message: the field being typed */
+};
+
+static int type_of(struct typer *t, const json_t *schema);
+
+/* The one type a schema allows besides null: from "type", else from the
+ * value of "const" or the values of "enum". NULL when there is none or more. */
+static const char *the_type(const json_t *schema)
+{
+	const json_t *type = json_object_get(schema, "type");
+	const char *one = NULL;
+	size_t i;
+	const json_t *v;
+	if (json_is_string(type))
+		return json_string_value(type);
+	json_array_foreach(type, i, v) {
+		if (!strcmp(json_string_value(v), "null"))
+			continue;
+		if (one)
+			return NULL;
+		one = json_string_value(v);
+	}
+	if (one)
+		return one;
+	const json_t *c = json_object_get(schema, "const");
+	const json_t *e = json_array_get(json_object_get(schema, "enum"), 0);
+	switch (json_typeof(c ? c : e ? e : json_null())) {
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+		return "integer";
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	default:
+		return NULL;
+	}
+}
+
+/* A name as the dialect quotes it inside a type: "name" / `name`. */
+static void put_name(struct typer *t, const char *name)
+{
+	char q = t->d == DUCKDB ? '"' : '`';
+	fputc(q, t->out);
+	for (const char *c = name; *c; c++) {
+		if (*c == q)
+			fputc(q, t->out);
+		fputc(*c, t->out);
+	}
+	fputc(q, t->out);
+}
+
+static int object_type(struct typer *t, const json_t *schema)
+{
+	const json_t *props = json_object_get(schema, "properties");
+	const json_t *extra = json_object_get(schema, "additionalProperties");
+	if (json_object_size(props)) {
+		fputs(t->d == DUCKDB ? "STRUCT(" : "STRUCT<", t->out);
+		const char *key;
+		const json_t *sub;
+		bool first = true;
+		json_object_foreach((json_t *)props, key, sub) {
+			fputs(first ? "" : ", ", t->out);
+			first = false;
+			put_name(t, key);
+			fputs(t->d == DUCKDB ? " " : ": ", t->out);
+			int r = type_of(t, jschema_deref(t->set, t->source, sub));
+			if (r)
+				return r;
+		}
+		fputs(t->d == DUCKDB ? ")" : ">", t->out);
+		return 0;
+	}
+	if (json_is_object(extra)) {
+		fputs(t->d == DUCKDB ? "MAP(VARCHAR, " : "MAP<STRING, ", t->out);
+		int r = type_of(t, jschema_deref(t->set, t->source, extra));
+		fputs(t->d == DUCKDB ? ")" : ">", t->out);
+		return r;
+	}
+	log_error("schema/%s.schema.json: %s: an object with neither properties nor "
+		  "additionalProperties has no column type", t->source, t->field);
+	return EX_SOFTWARE;
+}
+
+static int type_of(struct typer *t, const json_t *schema)
+{
+	const char *type = the_type(schema);
+	if (!type) {
+		log_error("schema/%s.schema.json: %s: not one JSON type, so no column type",
+			  t->source, t->field);
+		return EX_SOFTWARE;
+	}
+	if (!strcmp(type, "integer"))
+		fputs("BIGINT", t->out);
+	else if (!strcmp(type, "number"))
+		fputs("DOUBLE", t->out);
+	else if (!strcmp(type, "string"))
+		fputs(t->d == DUCKDB ? "VARCHAR" : "STRING", t->out);
+	else if (!strcmp(type, "boolean"))
+		fputs("BOOLEAN", t->out);
+	else if (!strcmp(type, "array")) {
+		const json_t *items = jschema_deref(t->set, t->source, json_object_get(schema, "items"));
+		fputs(t->d == DUCKDB ? "" : "ARRAY<", t->out);
+		int r = type_of(t, items);
+		if (r)
+			return r;
+		fputs(t->d == DUCKDB ? "[]" : ">", t->out);
+	} else if (!strcmp(type, "object"))
+		return object_type(t, schema);
+	else
+		return EX_SOFTWARE;
+	return 0;
+}
+
+/* One top-level column: `'name': 'TYPE'` or `` `name` TYPE``. */
+static int column(struct typer *t, const char *name, const json_t *schema, bool first)
+{
+	t->field = name;
+	fputs(first ? "" : ", ", t->out);
+	if (t->d == DUCKDB) {
+		/* the type goes inside a SQL string: built apart, then quoted */
+		char *type = NULL;
+		size_t len = 0;
+		FILE *out = t->out;
+		if (!(t->out = open_memstream(&type, &len)))
+			return EX_OSERR;
+		int r = type_of(t, schema);
+		fclose(t->out);
+		t->out = out;
+		fputc('\'', out);
+		for (const char *c = name; *c; c++)
+			fputs(*c == '\'' ? "''" : (char[]){*c, 0}, out);
+		fputs("': '", out);
+		for (const char *c = type; c && *c; c++)
+			fputs(*c == '\'' ? "''" : (char[]){*c, 0}, out);
+		fputc('\'', out);
+		free(type);
+		return r;
+	}
+	put_name(t, name);
+	fputc(' ', t->out);
+	return type_of(t, schema);
+}
+
+/* The top-level keys of the first row of the source in dir that the schema
+ * does not list, into names (an object used as a set). */
+static int config_named(const struct typer *t, const char *dir, json_t *names)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		log_error("%s: %s", dir, strerror(errno));
+		return EX_NOINPUT;
+	}
+	json_t *m = NULL;
+	int code = manifest_load(dir, dirfd, t->set, &m);
+	const char *file = json_string_value(
+		json_object_get(json_object_get(json_object_get(m, "sources"), t->source), "file"));
+	struct jsonl_reader r;
+	struct errbuf e;
+	char *text;
+	size_t len;
+	if (!code && file && jsonl_reader_open(&r, dirfd, file, &e) == 0) {
+		if (jsonl_reader_next(&r, &text, &len, &e) > 0) {
+			json_t *row = json_loadb(text, len, 0, NULL);
+			const char *key;
+			const json_t *v;
+			json_object_foreach(row, key, v)
+				if (!jschema_property(t->set, "envelope", key) &&
+				    !jschema_property(t->set, t->source, key))
+					json_object_set_new(names, key, json_true());
+			json_decref(row);
+		}
+		jsonl_reader_close(&r);
+	} else if (!code && file) {
+		log_error("%s/%s", dir, e.msg);
+		code = EX_NOINPUT;
+	}
+	json_decref(m);
+	close(dirfd);
+	return code;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Envelope, then the fields the config names, sorted, then the source's
+ * own, in schema order: as export orders its columns. */
+static int print_columns(struct typer *t, json_t *named)
+{
+	const json_t *envelope = json_object_get(jschema_root(t->set, "envelope"), "properties");
+	const json_t *own = json_object_get(jschema_root(t->set, t->source), "properties");
+	const char *key;
+	const json_t *sub;
+	bool first = true;
+	int r = 0;
+	json_object_foreach((json_t *)envelope, key, sub) {
+		if ((r = column(t, key, jschema_deref(t->set, "envelope", sub), first)))
+			return r;
+		first = false;
+	}
+	size_t n = json_object_size(named), i = 0;
+	const char **keys = calloc(n ? n : 1, sizeof(*keys));
+	if (!keys)
+		return EX_OSERR;
+	json_object_foreach(named, key, sub)
+		keys[i++] = key;
+	qsort(keys, n, sizeof(*keys), by_name);
+	const json_t *root = jschema_root(t->set, t->source);
+	for (i = 0; i < n && !r; i++)
+		r = column(t, keys[i], jschema_sub(t->set, t->source, root, keys[i]), false);
+	free(keys);
+	json_object_foreach((json_t *)own, key, sub) {
+		if (r || jschema_property(t->set, "envelope", key))
+			continue;
+		r = column(t, key, jschema_deref(t->set, t->source, sub), false);
+	}
+	return r;
+}
+
+int cmd_schema(int argc, char **argv)
+{
+	const char *source = NULL, *dialect = NULL;
+	int ndirs = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--columns") && i + 1 < argc)
+			source = argv[++i];
+		else if (!strcmp(argv[i], "--dialect") && i + 1 < argc)
+			dialect = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			log_error("schema: %s %s; " USAGE, argv[i],
+				  strcmp(argv[i], "--columns") && strcmp(argv[i], "--dialect")
+					  ? "is not an option" : "needs a value");
+			return EX_USAGE;
+		} else
+			argv[++ndirs] = argv[i];
+	}
+	if (!source || !dialect) {
+		log_error(USAGE);
+		return EX_USAGE;
+	}
+	if (strcmp(dialect, "duckdb") && strcmp(dialect, "spark")) {
+		log_error("schema: --dialect %s: not duckdb or spark", dialect);
+		return EX_USAGE;
+	}
+	if (!collector_find(source)) {
+		char names[256] = "";
+		for (const struct collector_ops *const *o = collector_registry; *o; o++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 o == collector_registry ? "" : ", ", (*o)->name);
+		log_error("schema: --columns %s: not a source; the sources are %s", source, names);
+		return EX_USAGE;
+	}
+	struct errbuf why;
+	struct jschema_set *set = jschema_load(schema_texts, schema_ntexts, &why);
+	if (!set) {
+		log_error("%s", why.msg);
+		return EX_SOFTWARE;
+	}
+	/* written whole or not at all: built apart, printed when it is complete */
+	char *text = NULL;
+	size_t len = 0;
+	struct typer t = {set, source, !strcmp(dialect, "duckdb") ? DUCKDB : SPARK,
+			  open_memstream(&text, &len), NULL};
+	json_t *named = json_object();
+	int code = named && t.out ? 0 : EX_OSERR;
+	for (int i = 1; i <= ndirs && !code; i++)
+		code = config_named(&t, argv[i], named);
+	if (!code && json_object_get(jschema_root(set, source), "patternProperties") &&
+	    !json_object_size(named)) {
+		log_error("schema: %s has fields its config names (patternProperties): give "
+			  "episodes that have its rows, and their fields are the columns", source);
+		code = ndirs ? EX_DATAERR : EX_USAGE;
+	}
+	if (!code) {
+		fputs(t.d == DUCKDB ? "{" : "", t.out);
+		code = print_columns(&t, named);
+		fputs(t.d == DUCKDB ? "}\n" : "\n", t.out);
+	}
+	if (t.out)
+		fclose(t.out);
+	if (!code)
+		fputs(text, stdout);
+	free(text);
+	json_decref(named);
+	jschema_free(set);
+	if (fflush(stdout) == EOF) {
+		log_error("stdout: %s", strerror(errno));
+		return EX_IOERR;
+	}
+	return code;
+}

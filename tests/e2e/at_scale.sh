@@ -1,0 +1,240 @@
+# docs/at-scale.md: `iopsample schema --columns` types every field from the
+# schemas, and the DuckDB recipe, run as the page writes it (DuckDB's Node
+# API, from the npm registry), gives `export --grid 50ms` and `export
+# --episodes` cell for cell, on two episodes of every source from this VM,
+# where hardware perf events are null in every row.
+. "$(dirname "$0")/lib/common.sh"
+
+DOC=$TESTS/../docs/at-scale.md
+SCHEMAS=$TESTS/../schema
+NODE_DIR=$BUILD/node/node_modules
+SOURCES="proc_io syscall_io perf_event block_io diskstats taskstats"
+
+# Two episodes: one zstd, one plain; labels that differ (vm-2 has no "run");
+# intervals the 50 ms grid splits (20 ms, 30 ms) and ones it holds whole.
+# vm-2's target starts 1, 2, ... 6 sleepers at a time, so the gauges (nprocs,
+# nthreads) change within rows that straddle cells.
+mkdir -p "$WORK/data"
+for n in 1 2; do
+	if [ $n = 1 ]; then
+		labels="{host: vm, run: \"1\"}" compression=zstd
+		command="[$IOWORK, --rounds, \"25\", --pause-ms, \"20\", --threads, \"2\", --children, \"1\", --tag, $TAG]"
+	else
+		labels="{host: vm}" compression=none
+		command="'for i in 1 2 3 4 5 6; do for j in \$(seq \$i); do sleep 0.035 & done; dd if=/dev/zero of=$WORK/f bs=4k count=16 status=none; wait; done'"
+	fi
+	cat >"$WORK/e$n.yaml" <<EOY
+episode: {name: vm-$n, output_dir: $WORK/data/episodes, labels: $labels}
+target: {command: $command}
+sources:
+  proc_io: {interval: 20ms}
+  syscall_io: {interval: 20ms}
+  perf_event: {interval: 10ms, events: [page-faults, cycles, instructions, cache-misses]}
+  block_io: {interval: 10ms}
+  diskstats: {interval: 10ms}
+  taskstats: {interval: 30ms}
+output: {compression: $compression}
+EOY
+	"$IOPSAMPLE" run "$WORK/e$n.yaml" --quiet >>"$WORK/run.log" 2>&1 || RUN_FAILED=$n
+done
+
+# The page's blocks between its recipe markers: sh, then step 2, 3, 4's sql.
+"$PY" - "$DOC" "$WORK" <<'PY'
+import re, sys
+doc, work = sys.argv[1:3]
+text = open(doc).read()
+recipe = text[text.index("<!-- at-scale recipe"):text.index("<!-- end of at-scale recipe -->")]
+blocks = re.findall(r"```(sh|sql)\n(.*?)```", recipe, re.S)
+names = ["make-sample.sh", "recipe.sql", "cells.sql", "episodes.sql"]
+assert [b[0] for b in blocks] == ["sh", "sql", "sql", "sql"], [b[0] for b in blocks]
+for name, (_, body) in zip(names, blocks):
+    open(f"{work}/{name}", "w").write(body)
+PY
+
+# Runs SQL files in one DuckDB session (cwd: the folder that holds episodes/).
+duckdb_run() {
+	(cd "$WORK/data" && NODE_PATH=$NODE_DIR node - "$@") <<'JS'
+const { DuckDBInstance } = require("@duckdb/node-api");
+const fs = require("fs");
+(async () => {
+  const db = await DuckDBInstance.create(":memory:");
+  const c = await db.connect();
+  const r = await c.runAndReadAll(process.argv.slice(2).map(f => fs.readFileSync(f, "utf8")).join("\n"));
+  for (const row of r.getRowObjectsJson()) console.log(JSON.stringify(row));
+})().catch(e => { console.error(e.message); process.exit(1); });
+JS
+}
+
+# The recipe's table next to export's: the same columns, rows and cells,
+# each the same value of the same JSON type; every column typed.
+compare() { # TABLE EXPORT_FLAGS...
+	local table=$1
+	shift
+	[ -z "${RUN_FAILED:-}" ] || { echo "episode $RUN_FAILED did not run: $(tail -2 "$WORK/run.log")"; return 1; }
+	[ -e "$NODE_DIR/@duckdb/node-api/package.json" ] || { echo "no @duckdb/node-api in $NODE_DIR (make check installs it)"; return 1; }
+	mkdir -p "$WORK/bin" && ln -sf "$IOPSAMPLE" "$WORK/bin/iopsample"
+	(cd "$WORK/data" && PATH=$WORK/bin:$PATH sh "$WORK/make-sample.sh") || return 1
+	printf "COPY %s TO '%s' (FORMAT json);\nDESCRIBE %s;\n" "$table" "$WORK/$table.duck.jsonl" "$table" >"$WORK/out.sql"
+	duckdb_run "$WORK/data/sample.sql" "$WORK/recipe.sql" "$WORK/$table.sql" "$WORK/out.sql" >"$WORK/$table.types" || return 1
+	(cd "$WORK/data" && "$IOPSAMPLE" export episodes/vm-1 episodes/vm-2 "$@" --format jsonl -o "$WORK/$table.export.jsonl") || return 1
+	"$PY" - "$WORK" "$table" <<'PY'
+import json, sys
+from epi import expect
+work, table = sys.argv[1:3]
+ours = [json.loads(l) for l in open(f"{work}/{table}.export.jsonl")]
+duck = [json.loads(l) for l in open(f"{work}/{table}.duck.jsonl")]
+types = {r["column_name"]: r["column_type"] for r in map(json.loads, open(f"{work}/{table}.types"))}
+expect(len(ours) == len(duck) > 0, "%d rows from export, %d from DuckDB" % (len(ours), len(duck)))
+cols = list(ours[0])
+expect(set(cols) == set(duck[0]) == set(types),
+       "columns only in export: %s; only in DuckDB: %s" % (sorted(set(cols) - set(duck[0]))[:5],
+                                                           sorted(set(duck[0]) - set(cols))[:5]))
+cells = 0
+for o, d in zip(ours, duck):
+    for c in cols:
+        expect(o[c] == d[c] and type(o[c]) is type(d[c]),
+               "%s, t_start_ns %s, %s: export %r, DuckDB %r" % (o["episode"], o.get("t_start_ns"), c, o[c], d[c]))
+        cells += 1
+# typed from the schemas, not from the values
+m = json.load(open(f"{work}/data/episodes/vm-1/manifest.json"))
+uncounted = [e["field"] for e in m["sources"]["perf_event"]["events"] if not e["counted"]]
+for f in uncounted:
+    c = "perf_event." + f
+    expect(all(r[c] is None for r in ours), "%s is not null in every row" % c)
+    expect(types[c] == "BIGINT", "%s, null in every row, is %s" % (c, types[c]))
+for c, t in types.items():
+    want = ("DOUBLE" if c.split(".")[-1] in ("running_pct", "util_pct", "ipc", "cache_miss_rate")
+            else "VARCHAR" if c in ("episode", "status", "target.signal", "target.stop_reason")
+                              or c.startswith("label.") or c.endswith(".status")
+            else "BOOLEAN" if c.endswith(".available_in_deployment") else "BIGINT")
+    expect(t == want, "%s is %s, not %s" % (c, t, want))
+print("%s: %d rows x %d columns, %d cells equal to export's; %s null and BIGINT" %
+      (table, len(ours), len(cols), cells, ", ".join(uncounted) or "no event"))
+PY
+}
+
+check recipe_gives_export_grid_50ms_cell_for_cell compare cells --grid 50ms
+check recipe_gives_export_episodes_cell_for_cell compare episodes --episodes
+
+# The recipe's rule table is the schemas' x-gauge and x-cell, no more, no less.
+rules_are_the_schemas() {
+	"$PY" - "$WORK/recipe.sql" "$SCHEMAS" <<'PY'
+import glob, json, re, sys
+from epi import expect
+sql, schemas = sys.argv[1:3]
+values = re.search(r"INSERT INTO rule VALUES (.*?);", open(sql).read(), re.S).group(1)
+listed = set(re.findall(r"\('(\w+)', '(\w+)'\)", values))
+found = set()
+def walk(node, key=None):
+    if isinstance(node, dict):
+        if node.get("x-gauge") is True:
+            found.add((key, "max"))
+        if "x-cell" in node:
+            found.add((key, node["x-cell"]))
+        for k, v in node.items():
+            walk(v, k)
+    elif isinstance(node, list):
+        for v in node:
+            walk(v)
+for path in glob.glob(schemas + "/*.schema.json"):
+    walk(json.load(open(path)))
+expect(listed == found, "the recipe lists %s; the schemas say %s" % (sorted(listed - found), sorted(found - listed)))
+print("%d rules, as the schemas annotate" % len(found))
+PY
+}
+check recipe_rules_are_the_schemas_annotations rules_are_the_schemas
+
+# Every field of every source, typed as its schema says: the JSON types of
+# the schema (read here on their own) against the columns printed, both
+# dialects; the fields perf_event's config names come from the episodes.
+columns_are_the_schemas_types() {
+	[ -z "${RUN_FAILED:-}" ] || { echo "episode $RUN_FAILED did not run"; return 1; }
+	local s d
+	for s in $SOURCES; do
+		for d in duckdb spark; do
+			"$IOPSAMPLE" schema --columns $s --dialect $d "$WORK/data/episodes/vm-1" >"$WORK/$s.$d" || return 1
+		done
+	done
+	"$PY" - "$WORK" "$SCHEMAS" "$SOURCES" <<'PY'
+import ast, json, re, sys
+from epi import expect
+work, schemas, sources = sys.argv[1], sys.argv[2], sys.argv[3].split()
+def load(name):
+    return json.load(open(f"{schemas}/{name}.schema.json"))
+def deref(doc, s):
+    ref = s.get("$ref", "")
+    return deref(doc, doc["$defs"][ref.split("/")[-1]]) if ref.startswith("#/$defs/") else s
+def duck(doc, s):
+    s = deref(doc, s)
+    t = s.get("type")
+    if isinstance(t, list):
+        (t,) = [x for x in t if x != "null"]
+    if t is None:
+        t = {str: "string", int: "integer", bool: "boolean"}[type(s.get("const", (s.get("enum") or [None])[0]))]
+    if t == "object" and "properties" in s:
+        return "STRUCT(%s)" % ", ".join('"%s" %s' % (k, duck(doc, v)) for k, v in s["properties"].items())
+    if t == "object":
+        return "MAP(VARCHAR, %s)" % duck(doc, s["additionalProperties"])
+    if t == "array":
+        return duck(doc, s["items"]) + "[]"
+    return {"integer": "BIGINT", "number": "DOUBLE", "string": "VARCHAR", "boolean": "BOOLEAN"}[t]
+def spark(t):  # DuckDB's spelling to Spark's
+    t = re.sub(r'"(\w+)" ', r"`\1`: ", t).replace("VARCHAR", "STRING")
+    while "[]" in t:
+        t = re.sub(r"(\w+(?:<[^<>]*>)?)\[\]", r"ARRAY<\1>", t, count=1)
+    return t.replace("STRUCT(", "STRUCT<").replace("MAP(", "MAP<").replace(")", ">")
+env = load("envelope")
+row = json.loads(open(f"{work}/data/episodes/vm-1/manifest.json").read())
+for s in sources:
+    doc = load(s)
+    want = {k: duck(env, v) for k, v in env["properties"].items()}
+    if "patternProperties" in doc:
+        (pattern_schema,) = doc["patternProperties"].values()
+        for e in row["sources"][s]["events"]:
+            want[e["field"]] = duck(doc, pattern_schema)
+    want.update({k: duck(doc, v) for k, v in doc["properties"].items() if k not in want})
+    got = ast.literal_eval(open(f"{work}/{s}.duckdb").read())
+    expect(got == want, "%s duckdb: %s" % (s, {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}))
+    expect(list(got)[:9] == list(env["properties"]), "%s: the envelope first: %s" % (s, list(got)[:9]))
+    ddl = open(f"{work}/{s}.spark").read().strip()
+    expect(ddl == ", ".join("`%s` %s" % (k, spark(v)) for k, v in got.items()), "%s spark: %s" % (s, ddl[:200]))
+print("%d sources, both dialects, every field as its schema types it" % len(sources))
+PY
+}
+check schema_columns_are_the_schemas_types columns_are_the_schemas_types
+
+# What it cannot type is refused with one line and the usage status.
+schema_refusals() {
+	local out rc
+	expect_exit() { # STATUS TEXT ARGS...
+		local want=$1 text=$2
+		shift 2
+		out=$("$IOPSAMPLE" schema "$@" 2>&1 >"$WORK/stdout")
+		rc=$?
+		[ $rc -eq "$want" ] || { echo "schema $*: exit $rc, not $want: $out"; return 1; }
+		grep -q -- "$text" <<<"$out" || { echo "schema $*: says '$out', not '$text'"; return 1; }
+		[ "$(wc -l <<<"$out")" -eq 1 ] || { echo "schema $*: more than one line: $out"; return 1; }
+		[ ! -s "$WORK/stdout" ] || { echo "schema $*: printed $(head -c 80 "$WORK/stdout")"; return 1; }
+	}
+	expect_exit 64 "usage: iopsample schema" --columns proc_io || return 1
+	expect_exit 64 "--dialect sqlite: not duckdb or spark" --columns proc_io --dialect sqlite || return 1
+	expect_exit 64 "--columns nope: not a source; the sources are proc_io" --columns nope --dialect spark || return 1
+	expect_exit 64 "perf_event has fields its config names" --columns perf_event --dialect duckdb || return 1
+	expect_exit 66 "$WORK/none: No such file or directory" --columns perf_event --dialect duckdb "$WORK/none" || return 1
+	mkdir -p "$WORK/empty"
+	expect_exit 66 "not an episode directory" --columns proc_io --dialect spark "$WORK/empty"
+}
+check schema_refuses_what_it_cannot_type schema_refusals
+
+# The Spark and Ray recipes, which no CI here can run, are Python that parses.
+other_recipes_parse() {
+	"$PY" - "$DOC" <<'PY'
+import ast, re, sys
+blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
+assert len(blocks) == 2, "%d python blocks" % len(blocks)
+for b in blocks:
+    ast.parse(b)
+print("%d python blocks parse" % len(blocks))
+PY
+}
+check spark_and_ray_recipes_are_python other_recipes_parse
