@@ -142,6 +142,10 @@ zstd_and_commands() {
 	grep -q '"name":"proc_io"' "$WORK/z.html" || { echo "report: no proc_io in the page"; return 1; }
 	memcheck report "$WORK/episodes/z" "$WORK/episodes/z" -o "$WORK/twice.html" 2>/dev/null
 	[ $? -eq 64 ] && [ ! -e "$WORK/twice.html" ] || { echo "report of one episode twice: exit $?"; return 1; }
+	memcheck schema --columns perf_event --dialect spark "$WORK/episodes/z" | grep -q '`page_faults` BIGINT' ||
+		{ echo "schema: no page_faults column"; return 1; }
+	memcheck schema --columns perf_event --dialect duckdb 2>/dev/null
+	[ $? -eq 64 ] || { echo "schema of perf_event without episodes: exit $?"; return 1; }
 	quiet_logs
 }
 
