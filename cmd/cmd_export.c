@@ -809,10 +809,8 @@ int cmd_export(int argc, char **argv)
 		return code;
 	}
 	struct exporter x = {.o = &o};
-	struct errbuf why;
-	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
+	struct jschema_set *schemas = schemas_load();
 	if (!schemas) {
-		log_error("%s", why.msg);
 		free(o.sources);
 		return EX_SOFTWARE;
 	}

@@ -476,12 +476,9 @@ int cmd_report(int argc, char **argv)
 		log_error("report: %s; " USAGE, ndirs ? "no -o FILE.html" : "no episode directory");
 		return EX_USAGE;
 	}
-	struct errbuf why;
-	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
-	if (!schemas) {
-		log_error("%s", why.msg);
+	struct jschema_set *schemas = schemas_load();
+	if (!schemas)
 		return EX_SOFTWARE;
-	}
 	struct reporter x = {.schemas = schemas};
 	int code = report(&x, dirs, ndirs, output);
 	reporter_free(&x);

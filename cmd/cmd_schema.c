@@ -296,12 +296,9 @@ int cmd_schema(int argc, char **argv)
 		log_error("schema: --columns %s: not a source; the sources are %s", source, names);
 		return EX_USAGE;
 	}
-	struct errbuf why;
-	struct jschema_set *set = jschema_load(schema_texts, schema_ntexts, &why);
-	if (!set) {
-		log_error("%s", why.msg);
+	struct jschema_set *set = schemas_load();
+	if (!set)
 		return EX_SOFTWARE;
-	}
 	/* written whole or not at all: built apart, printed when it is complete */
 	char *text = NULL;
 	size_t len = 0;

@@ -432,12 +432,9 @@ int cmd_summary(int argc, char **argv)
 		return EX_USAGE;
 	}
 	argc = ndirs + 1;
-	struct errbuf why;
-	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
-	if (!schemas) {
-		log_error("%s", why.msg);
+	struct jschema_set *schemas = schemas_load();
+	if (!schemas)
 		return EX_SOFTWARE;
-	}
 	int status = 0;
 	for (int i = 1; i < argc; i++) {
 		if (i > 1)

@@ -319,12 +319,9 @@ int cmd_validate(int argc, char **argv)
 		log_error("usage: iopsample validate EPISODE_DIR...");
 		return EX_USAGE;
 	}
-	struct errbuf why;
-	struct jschema_set *schemas = jschema_load(schema_texts, schema_ntexts, &why);
-	if (!schemas) {
-		log_error("%s", why.msg);
+	struct jschema_set *schemas = schemas_load();
+	if (!schemas)
 		return EX_SOFTWARE;
-	}
 	struct checker k = {.schemas = schemas};
 	for (int i = 1; i < argc; i++) {
 		size_t len = strlen(argv[i]);

@@ -11,4 +11,7 @@
 extern const struct jschema_text schema_texts[];
 extern const size_t schema_ntexts;
 
+/* The set of them, or NULL after saying why (exit EX_SOFTWARE). */
+struct jschema_set *schemas_load(void);
+
 #endif
