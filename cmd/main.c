@@ -29,7 +29,7 @@ static const struct {
 	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
 	{"schema", cmd_schema,
 	 "schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]\n"
-	 "                                      a source's column types for SQL engines (docs/at-scale.md)"},
+	 "                                                a source's column types for SQL engines (docs/at-scale.md)"},
 };
 
 static void usage(FILE *to)
