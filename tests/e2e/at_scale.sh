@@ -77,7 +77,11 @@ compare() { # TABLE EXPORT_FLAGS...
 	printf "COPY %s TO '%s' (FORMAT json);\nDESCRIBE %s;\n" "$table" "$WORK/$table.duck.jsonl" "$table" >"$WORK/out.sql"
 	duckdb_run "$WORK/data/sample.sql" "$WORK/recipe.sql" "$WORK/$table.sql" "$WORK/out.sql" >"$WORK/$table.types" || return 1
 	(cd "$WORK/data" && "$IOPSAMPLE" export episodes/vm-1 episodes/vm-2 "$@" --format jsonl -o "$WORK/$table.export.jsonl") || return 1
-	"$PY" - "$WORK" "$table" <<'PY'
+	same_cells "$table"
+}
+
+same_cells() { # TABLE: $WORK/TABLE.export.jsonl against TABLE.duck.jsonl and TABLE.types
+	"$PY" - "$WORK" "$1" <<'PY'
 import json, sys
 from epi import expect
 work, table = sys.argv[1:3]
@@ -115,6 +119,32 @@ PY
 
 check recipe_gives_export_grid_50ms_cell_for_cell compare cells --grid 50ms
 check recipe_gives_export_episodes_cell_for_cell compare episodes --episodes
+
+# As the Ray recipe runs it: one episode at a time, `episodes` set to its
+# directory and only the sources it has files of; each gives export's cells
+# of that episode alone.
+one_at_a_time() {
+	local n s
+	for n in 1 2; do
+		{
+			echo "SET VARIABLE episodes = 'episodes/vm-$n';"
+			echo "CREATE OR REPLACE TEMP VIEW sample AS"
+			sep=""
+			for s in $SOURCES; do
+				ls "$WORK/data/episodes/vm-$n/$s".jsonl* >/dev/null 2>&1 || continue
+				printf "%s SELECT '%s' AS src, episode, seq, t_mono_ns, final, to_json(r) AS j FROM read_json('episodes/vm-%s/%s.jsonl*', format = 'newline_delimited', columns = %s) AS r\n" \
+					"$sep" "$s" "$n" "$s" "$("$IOPSAMPLE" schema --columns "$s" --dialect duckdb "$WORK/data/episodes/vm-1" "$WORK/data/episodes/vm-2")"
+				sep="UNION ALL"
+			done
+			echo ";"
+		} >"$WORK/one.sql"
+		printf "COPY cells TO '%s' (FORMAT json);\nDESCRIBE cells;\n" "$WORK/cells.duck.jsonl" >"$WORK/out.sql"
+		duckdb_run "$WORK/one.sql" "$WORK/recipe.sql" "$WORK/cells.sql" "$WORK/out.sql" >"$WORK/cells.types" || return 1
+		(cd "$WORK/data" && "$IOPSAMPLE" export episodes/vm-$n --grid 50ms --format jsonl -o "$WORK/cells.export.jsonl") || return 1
+		same_cells cells || return 1
+	done
+}
+check one_episode_at_a_time_as_ray_tasks_run_it one_at_a_time
 
 # The recipe's rule table is the schemas' x-gauge and x-cell, no more, no less.
 rules_are_the_schemas() {
