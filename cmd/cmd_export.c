@@ -250,14 +250,6 @@ static bool picked(const struct options *o, const char *name, const json_t *entr
 	return o->pick == PICK_ALL || deployable == (o->pick == PICK_DEPLOYABLE);
 }
 
-static int load_manifest(struct exporter *x, struct ex_episode *ep, int dirfd)
-{
-	int code = manifest_load(ep->dir, dirfd, x->schemas, &ep->manifest);
-	if (!code)
-		ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
-	return code;
-}
-
 /* Why an episode is running or failed, for the refusal. */
 static const char *failure(const json_t *m)
 {
@@ -310,13 +302,12 @@ static int learn_source(struct exporter *x, struct ex_episode *ep, struct ep_sou
 
 static int load_episode(struct exporter *x, struct ex_episode *ep)
 {
-	int dirfd = open(ep->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		log_error("%s: %s", ep->dir, strerror(errno));
-		return EX_NOINPUT;
-	}
-	int code = load_manifest(x, ep, dirfd);
-	ep->incomplete = !code && manifest_incomplete(ep->manifest);
+	int dirfd;
+	int code = manifest_load(ep->dir, x->schemas, &dirfd, &ep->manifest);
+	if (code)
+		return code;
+	ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
+	ep->incomplete = manifest_incomplete(ep->manifest);
 	if (ep->incomplete && !x->o->include_incomplete) {
 		log_error("%s: episode %s is %s: %s; --include-incomplete exports it anyway", ep->dir,
 			  ep->name, json_string_value(json_object_get(ep->manifest, "status")),

@@ -14,7 +14,6 @@
  * outfile: a refusal or failure leaves no page behind. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -113,14 +112,6 @@ struct reporter {
 
 /* ---- reading ----------------------------------------------------------------- */
 
-static int load_manifest(struct reporter *x, struct rp_episode *ep, int dirfd)
-{
-	int code = manifest_load(ep->dir, dirfd, x->schemas, &ep->manifest);
-	if (!code)
-		ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
-	return code;
-}
-
 /* The first row sets the shape; v gets room for a row's leaves. */
 static int learn_shape(struct rp_source *s, const json_t *row, struct value **v, struct errbuf *e)
 {
@@ -204,14 +195,13 @@ static void *read_source(void *arg)
 
 static int load_episode(struct reporter *x, struct rp_episode *ep)
 {
-	int dirfd = open(ep->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		log_error("%s: %s", ep->dir, strerror(errno));
-		return EX_NOINPUT;
-	}
-	int code = load_manifest(x, ep, dirfd);
-	bool incomplete = !code && manifest_incomplete(ep->manifest);
-	const json_t *sources = code ? NULL : json_object_get(ep->manifest, "sources");
+	int dirfd;
+	int code = manifest_load(ep->dir, x->schemas, &dirfd, &ep->manifest);
+	if (code)
+		return code;
+	ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
+	bool incomplete = manifest_incomplete(ep->manifest);
+	const json_t *sources = json_object_get(ep->manifest, "sources");
 	ep->src = calloc(json_object_size(sources) + 1, sizeof(*ep->src));
 	if (!ep->src)
 		code = EX_SOFTWARE;

@@ -15,7 +15,6 @@
  * first row of each EPISODE_DIR's file for the source, the union over them,
  * sorted; a source with such fields needs EPISODE_DIRs. */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,20 +189,20 @@ static int column(struct typer *t, const char *name, const json_t *schema, bool 
  * does not list, into names (an object used as a set). */
 static int config_named(const struct typer *t, const char *dir, json_t *names)
 {
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		log_error("%s: %s", dir, strerror(errno));
-		return EX_NOINPUT;
+	int dirfd;
+	json_t *m;
+	int code = manifest_load(dir, t->set, &dirfd, &m);
+	if (code) {
+		json_decref(m);
+		return code;
 	}
-	json_t *m = NULL;
-	int code = manifest_load(dir, dirfd, t->set, &m);
 	const char *file = json_string_value(
 		json_object_get(json_object_get(json_object_get(m, "sources"), t->source), "file"));
 	struct jsonl_reader r;
 	struct errbuf e;
 	char *text;
 	size_t len;
-	if (!code && file && jsonl_reader_open(&r, dirfd, file, &e) == 0) {
+	if (file && jsonl_reader_open(&r, dirfd, file, &e) == 0) {
 		if (jsonl_reader_next(&r, &text, &len, &e) > 0) {
 			json_t *row = json_loadb(text, len, 0, NULL);
 			const char *key;
@@ -215,7 +214,7 @@ static int config_named(const struct typer *t, const char *dir, json_t *names)
 			json_decref(row);
 		}
 		jsonl_reader_close(&r);
-	} else if (!code && file) {
+	} else if (file) {
 		log_error("%s/%s", dir, e.msg);
 		code = EX_NOINPUT;
 	}

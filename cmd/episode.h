@@ -89,11 +89,13 @@ json_t *manifest_json(const struct episode *ep);
  * with je saying where. */
 int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je);
 struct jschema_set;
-/* manifest_read, then the manifest's schema, for the commands that read
- * episodes (export, report): 0, or a sysexits code after one line on stderr
- * naming what is wrong: 66 when there is no manifest to read (not an
- * episode), 65 when it is not JSON or not what the schema says. */
-int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas, json_t **out);
+/* For the commands that read episodes (export, report, schema): opens the
+ * episode directory dir (*dirfd) and reads its manifest (manifest_read),
+ * checked against the manifest's schema. 0, or a sysexits code after one
+ * line on stderr naming what is wrong, with *dirfd closed (-1): 66 when dir
+ * cannot be opened or has no manifest to read (not an episode), 65 when
+ * the manifest is not JSON or not what the schema says. */
+int manifest_load(const char *dir, const struct jschema_set *schemas, int *dirfd, json_t **out);
 /* Its status is running (iopsample was killed) or failed: the episode's
  * files may end inside a row. */
 bool manifest_incomplete(const json_t *m);

@@ -39,7 +39,8 @@ static void first_problem(void *arg, const char *where, const char *what)
 		snprintf(e->msg, sizeof(e->msg), "%s: %s", *where ? where : "/", what);
 }
 
-int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas, json_t **out)
+static int check_manifest(const char *dir, int dirfd, const struct jschema_set *schemas,
+			  json_t **out)
 {
 	json_error_t je;
 	int r = manifest_read(dirfd, 0, out, &je);
@@ -61,6 +62,22 @@ int manifest_load(const char *dir, int dirfd, const struct jschema_set *schemas,
 		return EX_DATAERR;
 	}
 	return 0;
+}
+
+int manifest_load(const char *dir, const struct jschema_set *schemas, int *dirfd, json_t **out)
+{
+	*out = NULL;
+	*dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dirfd < 0) {
+		log_error("%s: %s", dir, strerror(errno));
+		return EX_NOINPUT;
+	}
+	int code = check_manifest(dir, *dirfd, schemas, out);
+	if (code) {
+		close(*dirfd);
+		*dirfd = -1;
+	}
+	return code;
 }
 
 bool manifest_incomplete(const json_t *m)
