@@ -103,6 +103,10 @@ class Episode:
             prev_t = r["t_mono_ns"]
 
     def total(self, source, field):
+        """The field summed over the source's rows; a null cell fails the
+        test by name (a sum over it would mean nothing)."""
+        nulled = [r["seq"] for r in self.rows[source] if r[field] is None]
+        expect(not nulled, "%s.%s is null in rows %s" % (source, field, nulled[:10]))
         return sum(r[field] for r in self.rows[source])
 
     def target_report(self):
