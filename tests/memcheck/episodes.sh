@@ -98,19 +98,20 @@ expect(ep.manifest["status"] == "complete", "status")
 # checked exactly without valgrind (e2e/taskstats), and here they are not
 # exact: two CI runs counted taskstats write_bytes 765952 against proc_io's
 # 638976 (31 pages more) and 630784 against 626688 (one page more); not
-# diagnosed, not seen in 36 runs on the development machine. They are
+# diagnosed, not reproduced on the development machine. They are
 # printed.
-print("; ".join("%s: taskstats %d, proc_io %d" % (f, ep.total("taskstats", f), ep.total("proc_io", f))
-                for f in ("read_bytes", "write_bytes", "cancelled_write_bytes")))
+fields = ("read_bytes", "write_bytes", "cancelled_write_bytes")
+total = {(s, f): ep.total(s, f) for s in ("taskstats", "proc_io") for f in fields}
+print("; ".join("%s: taskstats %d, proc_io %d" % (f, total["taskstats", f], total["proc_io", f]) for f in fields))
 # When they differ, each row's change (time from the first row, ms: bytes),
 # for whoever diagnoses it next.
-for f in ("read_bytes", "write_bytes", "cancelled_write_bytes"):
-    if ep.total("taskstats", f) != ep.total("proc_io", f):
+for f in fields:
+    if total["taskstats", f] != total["proc_io", f]:
         t0 = min(ep.rows[s][0]["t_mono_ns"] for s in ("taskstats", "proc_io"))
         for s in ("taskstats", "proc_io"):
             print("%s %s: %s" % (s, f, " ".join("%d:%d" % ((r["t_mono_ns"] - t0) // 1000000, r[f])
                                                for r in ep.rows[s] if r[f])))
-expect(ep.total("taskstats", "write_bytes") > 0, "no write_bytes")
+expect(total["taskstats", "write_bytes"] > 0, "no write_bytes")
 expect(ep.total("taskstats", "cpu_run_real_ns") > 0, "no CPU time")
 PY
 }
