@@ -22,18 +22,20 @@ int procfs_parse_stat(const char *buf, struct proc_stat *st)
 		return -EINVAL;
 	char state;
 	int ppid, pgrp;
+	unsigned flags;
 	long num_threads;
 	unsigned long long start;
 	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
 	 * utime stime cutime cstime priority nice num_threads itrealvalue starttime */
 	int n = sscanf(p + 1,
-		       " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld %*d %llu",
-		       &state, &ppid, &pgrp, &num_threads, &start);
-	if (n != 5)
+		       " %c %d %d %*d %*d %*d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld %*d %llu",
+		       &state, &ppid, &pgrp, &flags, &num_threads, &start);
+	if (n != 6)
 		return -EINVAL;
 	st->state = state;
 	st->ppid = ppid;
 	st->pgrp = pgrp;
+	st->flags = flags;
 	st->num_threads = num_threads;
 	st->starttime = start;
 	return 0;

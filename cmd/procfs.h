@@ -15,8 +15,12 @@ struct proc_stat {
 	pid_t ppid;
 	pid_t pgrp;
 	long num_threads;
+	unsigned flags;      /* the task's PF_* flags */
 	uint64_t starttime;  /* clock ticks after boot: tells a reused pid apart */
 };
+
+/* include/linux/sched.h: set when a task begins to exit, kept as a zombie */
+#define PROCFS_PF_EXITING 0x00000004u
 
 enum {
 	IO_RCHAR,

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "collector.h"
 #include "hostset.h"
 #include "pidmap.h"
@@ -71,19 +72,22 @@ struct taskstats {
 	bool reading;
 	int stop[2];
 	pthread_mutex_t lock;
-	struct ts_record *inbox;
+	struct received {
+		struct ts_record r;
+		uint64_t at; /* CLOCK_MONOTONIC */
+	} *inbox;
 	size_t ninbox, inbox_cap;
 	unsigned overflows, overflows_seen;
 	int reader_err;
 	unsigned rows_nulled;
 };
 
-static void inbox_add(void *arg, const struct ts_record *r)
+static void inbox_add(void *arg, const struct ts_record *r, uint64_t received_ns)
 {
 	struct taskstats *p = arg;
 	if (p->ninbox == p->inbox_cap) {
 		size_t cap = p->inbox_cap ? p->inbox_cap * 2 : 256;
-		struct ts_record *v = reallocarray(p->inbox, cap, sizeof(*v));
+		struct received *v = reallocarray(p->inbox, cap, sizeof(*v));
 		if (!v) {
 			p->overflows++; /* as lost as a full socket */
 			return;
@@ -91,7 +95,7 @@ static void inbox_add(void *arg, const struct ts_record *r)
 		p->inbox = v;
 		p->inbox_cap = cap;
 	}
-	p->inbox[p->ninbox++] = *r;
+	p->inbox[p->ninbox++] = (struct received){*r, received_ns};
 }
 
 static void *reader(void *arg)
@@ -118,26 +122,33 @@ static void *reader(void *arg)
 	}
 }
 
-/* Reads one process of the tree: its threads' stats, its children queued. */
+/* Reads one process of the tree: its threads' stats, its children queued.
+ * Its stat is read after the queries: whether its leader had begun to exit
+ * by then tells ts_tree an exiting leader from an exec's successor. */
 static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
 {
 	int r = pidmap_add(&p->visited, pid, 0);
 	if (r <= 0)
 		return r;
-	struct proc_stat st;
-	if (procfs_read_stat(pid, &st) < 0)
-		return 0; /* gone */
 	p->tids.n = 0;
-	if ((r = ts_tree_process(&p->tree, pid)) < 0 || (r = procfs_threads(pid, &p->tids)) < 0)
+	if ((r = procfs_threads(pid, &p->tids)) < 0)
 		return r;
+	if (!p->tids.n)
+		return 0; /* gone */
 	for (size_t i = 0; i < p->tids.n; i++) {
 		struct ts_record rec;
+		int64_t asked = clock_mono_ns();
 		r = ts_get(&p->ask, p->tids.v[i], &rec, why);
 		if (r == -ESRCH)
 			continue;
-		if (r < 0 || (r = ts_tree_thread(&p->tree, pid, &rec)) < 0)
+		if (r < 0 || (r = ts_tree_thread(&p->tree, pid, &rec, (uint64_t)asked,
+						 (uint64_t)clock_mono_ns())) < 0)
 			return r;
 	}
+	struct proc_stat st;
+	bool gone = procfs_read_stat(pid, &st) < 0;
+	if ((r = ts_tree_process(&p->tree, pid, gone || (st.flags & PROCFS_PF_EXITING))) < 0 || gone)
+		return r;
 	/* a process that exited and waits to be reaped has no live thread */
 	if (pid != p->keeper && !(st.state == 'Z' && st.num_threads <= 1))
 		p->nthreads += (unsigned)p->tids.n;
@@ -177,8 +188,10 @@ static int scan(struct taskstats *p, struct errbuf *why)
 	return 0;
 }
 
-/* One tick: the scan, then the exits; *lost when records were lost since
- * the last tick. */
+/* One tick: the scan, then the exit records received up to its end (the
+ * socket drained here too: every record sent before the scan ended is in
+ * the batch), which ts_tree applies before the scan's sightings; *lost when
+ * records were lost since the last tick. */
 static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 {
 	ts_tree_begin(&p->tree);
@@ -189,7 +202,7 @@ static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 	if (!p->reader_err)
 		p->reader_err = -ts_drain(&p->listen, inbox_add, p, &p->overflows);
 	for (size_t i = 0; r == 0 && i < p->ninbox; i++)
-		r = ts_tree_exit(&p->tree, &p->inbox[i]);
+		r = ts_tree_exit(&p->tree, &p->inbox[i].r, p->inbox[i].at);
 	p->ninbox = 0;
 	*lost = p->overflows != p->overflows_seen;
 	p->overflows_seen = p->overflows;
@@ -197,7 +210,7 @@ static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 	pthread_mutex_unlock(&p->lock);
 	if (err)
 		return errbuf_set(why, err, "receiving taskstats exit records: %s", strerror(err));
-	if (r < 0 || (r = ts_tree_end(&p->tree)) < 0)
+	if (r < 0 || (r = ts_tree_end(&p->tree, *lost)) < 0)
 		return errbuf_set(why, -r, "out of memory");
 	return 0;
 }

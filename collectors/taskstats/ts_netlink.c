@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procfs.h"
 
 #define BUF_SIZE MNL_SOCKET_BUFFER_SIZE
@@ -198,7 +199,8 @@ void ts_unlisten(struct ts_sock *s)
 	*s->cpumask = '\0';
 }
 
-int ts_drain(struct ts_sock *s, void (*cb)(void *arg, const struct ts_record *r), void *arg,
+int ts_drain(struct ts_sock *s,
+	     void (*cb)(void *arg, const struct ts_record *r, uint64_t received_ns), void *arg,
 	     unsigned *overflows)
 {
 	for (;;) {
@@ -214,13 +216,14 @@ int ts_drain(struct ts_sock *s, void (*cb)(void *arg, const struct ts_record *r)
 				continue;
 			return -errno;
 		}
+		uint64_t received = (uint64_t)clock_mono_ns();
 		/* each message is one exit, from the kernel (port 0, seq 0) */
 		int left = (int)len;
 		const struct nlmsghdr *n = (const struct nlmsghdr *)s->buf;
 		for (; mnl_nlmsg_ok(n, left); n = mnl_nlmsg_next(n, &left)) {
 			struct parsed p;
 			if (n->nlmsg_type == s->family && stats_msg(n, &p) == MNL_CB_OK)
-				cb(arg, &p.rec);
+				cb(arg, &p.rec, received);
 		}
 	}
 }

@@ -42,9 +42,11 @@ int ts_listen(struct ts_sock *s, struct errbuf *why);
 void ts_unlisten(struct ts_sock *s);
 
 /* Reads what the listener has queued, without waiting: each exit record
- * goes to cb. 0 or -errno; a loss (the receive buffer overflowed since the
- * last read) increments *overflows and the reading goes on. */
-int ts_drain(struct ts_sock *s, void (*cb)(void *arg, const struct ts_record *r), void *arg,
+ * goes to cb with the CLOCK_MONOTONIC time it was received, which is after
+ * the task exited. 0 or -errno; a loss (the receive buffer overflowed since
+ * the last read) increments *overflows and the reading goes on. */
+int ts_drain(struct ts_sock *s,
+	     void (*cb)(void *arg, const struct ts_record *r, uint64_t received_ns), void *arg,
 	     unsigned *overflows);
 
 /* The socket's descriptor, for poll. */

@@ -7,8 +7,32 @@
 #include <string.h>
 
 #define PENDING_TICKS 2
+/* ticks a lifetime no scan sights is kept: a zombie the walk missed once is
+ * still known when it is sighted again */
+#define KEEP_TICKS 2
 /* what the clocks of a delay (the scheduler's) and of the age may differ by */
 #define AGE_SLACK_NS 10000000
+/* ac_etime is in whole microseconds, rounded down */
+#define AGE_UNIT_NS 1000
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static int reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *p = reallocarray(*v, c, size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+#define RESERVE(a, n, cap) reserve((void **)&(a), &(cap), (n), sizeof(*(a)))
 
 void ts_tree_init(struct ts_tree *t)
 {
@@ -21,6 +45,7 @@ void ts_tree_free(struct ts_tree *t)
 	pidmap_free(&t->procs);
 	pidmap_free(&t->last_procs);
 	free(t->t);
+	free(t->sighted);
 	free(t->pending);
 	memset(t, 0, sizeof(*t));
 }
@@ -34,104 +59,127 @@ void ts_tree_begin(struct ts_tree *t)
 	pidmap_clear(&t->procs);
 	for (size_t i = 0; i < t->n; i++)
 		t->t[i].seen = false;
+	t->nsighted = 0;
 	memset(t->delta, 0, sizeof(t->delta));
 	t->untrusted = 0;
 }
 
-int ts_tree_process(struct ts_tree *t, pid_t tgid)
+int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r, uint64_t asked_ns,
+		   uint64_t answered_ns)
 {
-	int r = pidmap_add(&t->procs, tgid, 0);
-	return r < 0 ? r : 0;
+	if (RESERVE(t->sighted, t->nsighted, t->sighted_cap) < 0)
+		return -ENOMEM;
+	int *at = pidmap_get(&t->index, r->tid);
+	if (at)
+		t->t[*at].seen = true;
+	t->sighted[t->nsighted++] = (struct ts_sighting){
+		.r = *r,
+		.tgid = tgid,
+		.start_lo = sub0(asked_ns, r->age_ns + AGE_UNIT_NS),
+		.start_hi = sub0(answered_ns, r->age_ns),
+	};
+	return 0;
 }
 
-static struct ts_thread *thread(struct ts_tree *t, pid_t tid, pid_t tgid)
+int ts_tree_process(struct ts_tree *t, pid_t tgid, bool exiting)
 {
-	int *at = pidmap_get(&t->index, tid);
-	if (at)
-		return &t->t[*at];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct ts_thread *v = reallocarray(t->t, cap, sizeof(*v));
-		if (!v)
-			return NULL;
-		t->t = v;
-		t->cap = cap;
-	}
-	if (pidmap_add(&t->index, tid, (int)t->n) < 0)
+	int r = pidmap_add(&t->procs, tgid, 0);
+	if (r < 0)
+		return r;
+	/* its threads are the last sighted */
+	for (size_t i = t->nsighted; i-- > 0 && t->sighted[i].tgid == tgid;)
+		if (t->sighted[i].r.tid == tgid)
+			t->sighted[i].exiting = exiting;
+	return 0;
+}
+
+int ts_tree_exit(struct ts_tree *t, const struct ts_record *r, uint64_t received_ns)
+{
+	if (RESERVE(t->pending, t->npending, t->pending_cap) < 0)
+		return -ENOMEM;
+	t->pending[t->npending++] = (struct ts_pending){.r = *r, .start_hi = sub0(received_ns, r->age_ns)};
+	return 0;
+}
+
+/* ---- lifetimes ---- */
+
+static struct ts_thread *lookup(const struct ts_tree *t, pid_t tid)
+{
+	const int *at = pidmap_get(&t->index, tid);
+	return at ? &t->t[*at] : NULL;
+}
+
+static struct ts_thread *add_thread(struct ts_tree *t, pid_t tid)
+{
+	if (RESERVE(t->t, t->n, t->cap) < 0 || pidmap_add(&t->index, tid, (int)t->n) < 0)
 		return NULL;
 	struct ts_thread *th = &t->t[t->n++];
-	*th = (struct ts_thread){.tid = tid, .tgid = tgid};
+	*th = (struct ts_thread){.tid = tid};
 	return th;
 }
 
-/* A thread id taken by another thread since (pid_max wrapped: the entry of
- * a thread just gone is kept one scan more): another process's, or CPU time
- * lower than counted, which a thread's never is. It starts from zero. */
-static void same_thread(struct ts_thread *th, pid_t tgid, const struct ts_record *r)
+/* th's id now holds a new lifetime: from zero, or from what base (the id it
+ * had before an exec) counted. */
+static void begin_lifetime(struct ts_tree *t, struct ts_thread *th, pid_t tgid, uint64_t lo,
+			   uint64_t hi, struct ts_thread *base)
 {
-	if ((th->tgid && tgid && th->tgid != tgid) ||
-	    ((r->present & TS_BIT(TS_CPU_RUN_REAL)) && r->v[TS_CPU_RUN_REAL] < th->v[TS_CPU_RUN_REAL])) {
-		memset(th->v, 0, sizeof(th->v));
-		th->faulty = 0;
+	*th = (struct ts_thread){.tid = th->tid, .tgid = tgid, .start_lo = lo, .start_hi = hi, .seen = th->seen};
+	if (base) {
+		memcpy(th->v, base->v, sizeof(th->v));
+		memcpy(th->faulted, base->faulted, sizeof(th->faulted));
+		base->gone = true;
+		t->successions++;
 	}
-	if (tgid)
-		th->tgid = tgid;
 }
 
-/* The times in r longer than the thread's life, not known to be wrong yet. */
-static uint32_t new_faults(const struct ts_thread *th, const struct ts_record *r)
+/* Whether an observation of process tgid that started within [lo, hi] may
+ * be of th's lifetime. */
+static bool may_be(const struct ts_thread *th, pid_t tgid, uint64_t lo, uint64_t hi)
 {
-	uint32_t m = 0;
-	for (int f = 0; f < TS_NFIELDS; f++)
-		if ((TS_TIMES & r->present & ~th->faulty & TS_BIT(f)) && r->age_ns &&
-		    r->v[f] > r->age_ns + AGE_SLACK_NS)
-			m |= TS_BIT(f);
-	return m;
+	return (!th->tgid || !tgid || th->tgid == tgid) && lo <= th->start_hi && th->start_lo <= hi;
+}
+
+static void narrow(struct ts_thread *th, uint64_t lo, uint64_t hi)
+{
+	if (lo > th->start_lo)
+		th->start_lo = lo;
+	if (hi < th->start_hi)
+		th->start_hi = hi;
+}
+
+/* The thread of process tgid that left without an exit record: the one
+ * that exec'd and took over the leader's id. */
+static struct ts_thread *exec_predecessor(struct ts_tree *t, pid_t tgid, bool lost)
+{
+	if (lost)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		struct ts_thread *th = &t->t[i];
+		if (th->tgid == tgid && th->tid != tgid && !th->seen && !th->exited && !th->gone)
+			return th;
+	}
+	return NULL;
 }
 
 static void count(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r)
 {
-	uint32_t faults = new_faults(th, r);
-	for (int f = 0; faults && f < TS_NFIELDS; f++) {
-		if (!(faults & TS_BIT(f)))
-			continue;
-		if (!t->nfaults++)
-			t->fault = (struct ts_fault){r->tid, f, r->v[f], r->age_ns};
-		th->faulty |= TS_BIT(f);
-		t->untrusted |= TS_BIT(f);
-	}
 	for (int f = 0; f < TS_NFIELDS; f++) {
 		if (!(r->present & TS_BIT(f)) || r->v[f] <= th->v[f])
 			continue;
-		t->delta[f] += r->v[f] - th->v[f];
+		uint64_t inc = r->v[f] - th->v[f];
+		if ((TS_TIMES & TS_BIT(f)) && r->age_ns &&
+		    r->v[f] - th->faulted[f] > r->age_ns + AGE_SLACK_NS) {
+			if (!t->nfaults++)
+				t->fault = (struct ts_fault){r->tid, f, r->v[f], r->age_ns};
+			th->faulted[f] += inc;
+			t->untrusted |= TS_BIT(f);
+		}
+		t->delta[f] += inc;
 		th->v[f] = r->v[f];
 	}
 }
 
-int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r)
-{
-	struct ts_thread *th = thread(t, r->tid, tgid);
-	if (!th)
-		return -ENOMEM;
-	th->seen = true;
-	same_thread(th, tgid, r);
-	count(t, th, r);
-	return 0;
-}
-
-int ts_tree_exit(struct ts_tree *t, const struct ts_record *r)
-{
-	if (t->npending == t->pending_cap) {
-		size_t cap = t->pending_cap ? t->pending_cap * 2 : 64;
-		struct ts_pending *v = reallocarray(t->pending, cap, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->pending = v;
-		t->pending_cap = cap;
-	}
-	t->pending[t->npending++] = (struct ts_pending){.r = *r};
-	return 0;
-}
+/* ---- the tick's observations ---- */
 
 static bool tree_process(const struct ts_tree *t, pid_t pid)
 {
@@ -140,55 +188,106 @@ static bool tree_process(const struct ts_tree *t, pid_t pid)
 
 static bool belongs(const struct ts_tree *t, const struct ts_record *r)
 {
-	const int *at = pidmap_get(&t->index, r->tid);
-	bool tracked = at && (!r->tgid || !t->t[*at].tgid || r->tgid == t->t[*at].tgid);
+	const struct ts_thread *th = lookup(t, r->tid);
+	bool tracked = th && (!r->tgid || !th->tgid || r->tgid == th->tgid);
 	return tracked || tree_process(t, r->tgid) || tree_process(t, r->ppid);
 }
 
-/* Counts the records that belong, until none more does. */
-static int resolve(struct ts_tree *t)
+static int apply_record(struct ts_tree *t, const struct ts_pending *p, bool lost)
+{
+	const struct ts_record *r = &p->r;
+	struct ts_thread *th = lookup(t, r->tid);
+	pid_t tgid = r->tgid ? r->tgid : th ? th->tgid : 0;
+	if (tgid && pidmap_add(&t->procs, tgid, 0) < 0)
+		return -ENOMEM;
+	if (!th) {
+		if (!(th = add_thread(t, r->tid)))
+			return -ENOMEM;
+		begin_lifetime(t, th, tgid, 0, p->start_hi, NULL);
+	} else if (th->tgid && tgid && th->tgid != tgid) {
+		begin_lifetime(t, th, tgid, 0, p->start_hi, NULL);
+	} else if (th->start_lo > p->start_hi) {
+		/* it started before the lifetime its id holds: an earlier one,
+		 * replaced when the id's reuse was sighted first; what it did
+		 * since its last sighting is lost */
+		return 0;
+	} else if (th->exited) {
+		/* a lifetime has one record: this is the next's, which for a
+		 * leader's id may be an exec's successor's */
+		begin_lifetime(t, th, tgid, 0, p->start_hi,
+			       r->tid == tgid ? exec_predecessor(t, tgid, lost) : NULL);
+	}
+	narrow(th, 0, p->start_hi);
+	th->exited = true;
+	th->exit_age_ns = r->age_ns;
+	count(t, th, r);
+	return 0;
+}
+
+/* In the order they came, each once it belongs, until none more does. */
+static int apply_records(struct ts_tree *t, bool lost)
 {
 	for (bool more = true; more;) {
 		more = false;
-		for (size_t i = 0; i < t->npending;) {
-			const struct ts_record *r = &t->pending[i].r;
-			if (!belongs(t, r)) {
-				i++;
+		size_t kept = 0;
+		for (size_t i = 0; i < t->npending; i++) {
+			struct ts_pending p = t->pending[i];
+			if (!belongs(t, &p.r)) {
+				t->pending[kept++] = p;
 				continue;
 			}
-			int *at = pidmap_get(&t->index, r->tid);
-			bool known = at != NULL;
-			pid_t tgid = r->tgid ? r->tgid : known ? t->t[*at].tgid : 0;
-			struct ts_thread *th = thread(t, r->tid, tgid);
-			if (!th || (tgid && ts_tree_process(t, tgid) < 0))
-				return -ENOMEM;
-			if (!known)
-				th->made = t->tick;
-			same_thread(th, tgid, r);
-			count(t, th, r);
-			t->pending[i] = t->pending[--t->npending];
+			int r = apply_record(t, &p, lost);
+			if (r < 0)
+				return r;
 			more = true;
 		}
+		t->npending = kept;
 	}
 	return 0;
 }
 
-int ts_tree_end(struct ts_tree *t)
+static int apply_sighting(struct ts_tree *t, const struct ts_sighting *s, bool lost)
 {
-	int r = resolve(t);
+	const struct ts_record *r = &s->r;
+	struct ts_thread *th = lookup(t, r->tid);
+	if (!th) {
+		if (!(th = add_thread(t, r->tid)))
+			return -ENOMEM;
+		begin_lifetime(t, th, s->tgid, s->start_lo, s->start_hi, NULL);
+	} else if (!may_be(th, s->tgid, s->start_lo, s->start_hi)) {
+		begin_lifetime(t, th, s->tgid, s->start_lo, s->start_hi, NULL); /* the id reused */
+	} else if (th->exited && r->tid == s->tgid && r->age_ns >= th->exit_age_ns && !s->exiting) {
+		/* the leader's id after its record, alive: an exec's successor */
+		begin_lifetime(t, th, s->tgid, s->start_lo, s->start_hi, exec_predecessor(t, s->tgid, lost));
+	}
+	narrow(th, s->start_lo, s->start_hi);
+	th->seen = true;
+	count(t, th, r);
+	return 0;
+}
+
+int ts_tree_end(struct ts_tree *t, bool lost)
+{
+	int r = apply_records(t, lost);
+	for (size_t i = 0; r == 0 && i < t->nsighted; i++)
+		r = apply_sighting(t, &t->sighted[i], lost);
 	if (r < 0)
 		return r;
+
 	size_t kept = 0;
 	for (size_t i = 0; i < t->npending; i++)
 		if (++t->pending[i].age < PENDING_TICKS)
 			t->pending[kept++] = t->pending[i];
 	t->npending = kept;
 
-	/* threads gone: compact the array and rebuild the index */
+	/* lifetimes long unsighted: compact the array, rebuild the index */
 	kept = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->t[i].seen || t->t[i].made == t->tick)
-			t->t[kept++] = t->t[i];
+	for (size_t i = 0; i < t->n; i++) {
+		struct ts_thread *th = &t->t[i];
+		th->unseen = th->seen ? 0 : th->unseen + 1;
+		if (!th->gone && th->unseen <= KEEP_TICKS)
+			t->t[kept++] = *th;
+	}
 	if (kept != t->n) {
 		t->n = kept;
 		pidmap_clear(&t->index);

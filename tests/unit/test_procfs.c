@@ -64,6 +64,8 @@ TEST(stat_with_parentheses_in_comm)
 	EXPECT_EQ(st.ppid, 17);
 	EXPECT_EQ(st.pgrp, 4242);
 	EXPECT_EQ(st.num_threads, 3);
+	EXPECT_EQ(st.flags, 4194560);
+	EXPECT(!(st.flags & PROCFS_PF_EXITING));
 	EXPECT_EQ(st.starttime, 987654);
 }
 
@@ -73,6 +75,7 @@ TEST(stat_zombie)
 	EXPECT_EQ(procfs_parse_stat(fixture("stat-zombie"), &st), 0);
 	EXPECT_EQ(st.state, 'Z');
 	EXPECT_EQ(st.ppid, 1);
+	EXPECT(st.flags & PROCFS_PF_EXITING); /* a zombie keeps it */
 	EXPECT_EQ(st.starttime, 555);
 }
 
