@@ -351,7 +351,41 @@ static int summarize_source(const struct jschema_set *schemas, bool raw, int dir
 	return 0;
 }
 
-static void print_header(const char *dir, const json_t *m)
+static json_int_t usage_field(const json_t *u, const char *name)
+{
+	return json_integer_value(json_object_get(u, name));
+}
+
+/* What the tree used, from wait4, as GNU time -v says it: the judge the
+ * sources' CPU times and switches can be held against. */
+static void print_usage(const json_t *target, bool raw)
+{
+	const json_t *u = json_object_get(target, "rusage");
+	if (!json_is_object(u)) {
+		const char *why = json_string_value(json_object_get(target, "rusage_reason"));
+		if (why)
+			printf("tree used: unknown (%s)\n", why);
+		return;
+	}
+	char user[32], sys[32], rss[32];
+	if (raw) {
+		snprintf(user, sizeof(user), "%lld ns", (long long)usage_field(u, "user_ns"));
+		snprintf(sys, sizeof(sys), "%lld ns", (long long)usage_field(u, "system_ns"));
+		snprintf(rss, sizeof(rss), "%lld B", (long long)usage_field(u, "max_rss_bytes"));
+	} else {
+		format_ns(usage_field(u, "user_ns"), user, sizeof(user));
+		format_ns(usage_field(u, "system_ns"), sys, sizeof(sys));
+		format_bytes((double)usage_field(u, "max_rss_bytes"), "", rss, sizeof(rss));
+	}
+	printf("tree used (wait4): %s user, %s system, max RSS %s; faults %lld minor, %lld major; "
+	       "blocks %lld in, %lld out; switches %lld voluntary, %lld involuntary\n",
+	       user, sys, rss, (long long)usage_field(u, "minor_faults"),
+	       (long long)usage_field(u, "major_faults"), (long long)usage_field(u, "block_input_ops"),
+	       (long long)usage_field(u, "block_output_ops"), (long long)usage_field(u, "voluntary_ctxsw"),
+	       (long long)usage_field(u, "involuntary_ctxsw"));
+}
+
+static void print_header(const char *dir, const json_t *m, bool raw)
 {
 	const json_t *target = json_object_get(m, "target");
 	char dur[32] = "?";
@@ -371,6 +405,7 @@ static void print_header(const char *dir, const json_t *m)
 	else
 		printf("target: %s", json_string_value(json_object_get(target, "error")) ?: "did not end");
 	printf("%s%s\n", reason ? "; stopped because: " : "", reason ? reason : "");
+	print_usage(target, raw);
 	const char *key;
 	const json_t *v;
 	json_object_foreach(json_object_get(m, "labels"), key, v)
@@ -401,7 +436,7 @@ static int summarize(const struct jschema_set *schemas, bool raw, const char *di
 		log_error("%s/manifest.json: not a JSON object", dir);
 		status = EX_DATAERR;
 	} else {
-		print_header(dir, m);
+		print_header(dir, m, raw);
 		const char *name;
 		const json_t *src;
 		json_object_foreach(json_object_get(m, "sources"), name, src) {

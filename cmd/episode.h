@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -63,6 +64,8 @@ struct episode {
 		int64_t end_ns;
 		enum stop_reason stop_reason;
 		int leftovers; /* processes of its tree alive when it exited */
+		bool has_usage;      /* usage is the whole tree's, as its keeper reaped it */
+		struct rusage usage;
 	} target;
 	struct source_run *src;
 	size_t nsrc;

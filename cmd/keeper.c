@@ -145,7 +145,10 @@ keeper_main(const struct target_spec *t, struct keeper_shared *sh, pid_t supervi
 			if (waitid(P_ALL, 0, &ci, WEXITED | WNOHANG) < 0) {
 				if (errno == EINTR)
 					continue;
-				_exit(0); /* ECHILD: the whole tree is gone */
+				/* ECHILD: the whole tree is gone, and reaped here */
+				if (getrusage(RUSAGE_CHILDREN, &sh->tree_usage) == 0)
+					atomic_store(&sh->tree_usage_done, 1);
+				_exit(0);
 			}
 			if (ci.si_pid == 0)
 				break;

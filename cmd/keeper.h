@@ -19,6 +19,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "collector.h"
@@ -40,6 +41,11 @@ struct keeper_shared {
 	int target_code;         /* CLD_EXITED, CLD_KILLED or CLD_DUMPED */
 	int target_status;       /* exit status or signal number */
 	int64_t target_end_ns;   /* CLOCK_MONOTONIC when the keeper reaped it */
+	/* What every process it reaped used (the target, the orphans it
+	 * adopted, and each one's own reaped descendants): the tree's
+	 * getrusage(RUSAGE_CHILDREN), stored once the whole tree is gone. */
+	struct rusage tree_usage;
+	_Atomic int tree_usage_done; /* set after tree_usage */
 };
 
 struct target_spec {

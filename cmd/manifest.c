@@ -110,6 +110,40 @@ static json_t *int_or_null(bool known, int64_t v)
 	return known ? json_integer(v) : json_null();
 }
 
+static int64_t timeval_ns(struct timeval tv)
+{
+	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+/* What the tree used, as GNU time -v prints it for a command: wait4's
+ * struct rusage, over every process of the tree. */
+static json_t *usage_json(const struct episode *ep)
+{
+	const struct rusage *u = &ep->target.usage;
+	if (!ep->target.has_usage)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "user_ns",
+			 (json_int_t)timeval_ns(u->ru_utime), "system_ns",
+			 (json_int_t)timeval_ns(u->ru_stime), "max_rss_bytes",
+			 (json_int_t)u->ru_maxrss * 1024, "minor_faults", (json_int_t)u->ru_minflt,
+			 "major_faults", (json_int_t)u->ru_majflt, "block_input_ops",
+			 (json_int_t)u->ru_inblock, "block_output_ops", (json_int_t)u->ru_oublock,
+			 "voluntary_ctxsw", (json_int_t)u->ru_nvcsw, "involuntary_ctxsw",
+			 (json_int_t)u->ru_nivcsw);
+}
+
+static json_t *usage_reason(const struct episode *ep)
+{
+	if (ep->target.has_usage)
+		return json_null();
+	if (ep->cfg->target.pid > 0)
+		return json_string("attached to a running process: only its parent's wait4 "
+				   "reports what it used");
+	if (!ep->target.pid)
+		return json_string("the target was never started");
+	return json_string("iopsample's keeper did not reap the whole tree (it was killed)");
+}
+
 static json_t *target_json(const struct episode *ep)
 {
 	const struct config *cfg = ep->cfg;
@@ -139,6 +173,8 @@ static json_t *target_json(const struct episode *ep)
 				    ? json_sprintf("cannot execute %s: %s", cfg->target.argv[0],
 						   strerror(ep->target.exec_errno))
 				    : json_null());
+	json_object_set_new(t, "rusage", usage_json(ep));
+	json_object_set_new(t, "rusage_reason", usage_reason(ep));
 	return t;
 }
 

@@ -813,8 +813,13 @@ static int finish(struct supervisor *s, int code)
 		s->ep.end_ns = clock_mono_ns();
 		s->ep.wall_end_ns = clock_wall_ns();
 	}
-	if (s->keeper.pid > 0)
+	if (s->keeper.pid > 0) {
 		waitpid(s->keeper.pid, NULL, 0); /* the zombie the final rows read */
+		if (atomic_load(&s->keeper.shared->tree_usage_done)) {
+			s->ep.target.usage = s->keeper.shared->tree_usage;
+			s->ep.target.has_usage = true;
+		}
+	}
 	hostset_restore(); /* before the manifest, which says whether it did */
 	if (!code)
 		code = exit_status(s);

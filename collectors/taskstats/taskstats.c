@@ -135,7 +135,9 @@ static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
 		return r;
 	if (!p->tids.n)
 		return 0; /* gone */
-	for (size_t i = 0; i < p->tids.n; i++) {
+	/* The keeper is iopsample's: its children are the tree's, its own
+	 * CPU time and switches are not (wait4 and perf leave it out too). */
+	for (size_t i = 0; pid != p->keeper && i < p->tids.n; i++) {
 		struct ts_record rec;
 		int64_t asked = clock_mono_ns();
 		r = ts_get(&p->ask, p->tids.v[i], &rec, why);
