@@ -148,6 +148,10 @@ static void __attribute__((noreturn)) guardian(struct change *c, int pipe_fd)
 	c->state_fd = keep[1];
 	c->hold_fd = keep[2];
 	prctl(PR_SET_NAME, "iops-restore");
+	/* A session of its own: a kill of iopsample's process group (a CI
+	 * job's timeout, kill -9 -PGID) or its terminal's hang-up must leave
+	 * the one process that puts the setting back. */
+	setsid();
 	signal(SIGINT, SIG_IGN); /* a Ctrl-C is the supervisor's to handle */
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

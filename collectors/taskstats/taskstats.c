@@ -203,8 +203,12 @@ static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 	pthread_mutex_lock(&p->lock);
 	if (!p->reader_err)
 		p->reader_err = -ts_drain(&p->listen, inbox_add, p, &p->overflows);
-	for (size_t i = 0; r == 0 && i < p->ninbox; i++)
-		r = ts_tree_exit(&p->tree, &p->inbox[i].r, p->inbox[i].at);
+	for (size_t i = 0; r == 0 && i < p->ninbox; i++) {
+		const struct ts_record *rec = &p->inbox[i].r;
+		if (p->keeper && (rec->tid == p->keeper || rec->tgid == p->keeper))
+			continue; /* iopsample's, as in the scan */
+		r = ts_tree_exit(&p->tree, rec, p->inbox[i].at);
+	}
 	p->ninbox = 0;
 	*lost = p->overflows != p->overflows_seen;
 	p->overflows_seen = p->overflows;

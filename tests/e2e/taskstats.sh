@@ -273,17 +273,27 @@ EOY
 is_on() { [ "$(cat $SYSCTL)" = 1 ]; }
 is_off() { [ "$(cat $SYSCTL)" = 0 ]; }
 
-restored_after() { # normal|sigterm|sigkill|crash
+restored_after() { # normal|sigterm|sigkill|groupkill|crash
 	delayacct_off
 	local name=r_$1
 	sleeper_yaml "$name"
 	[ "$1" = normal ] && sed -i 's/sleep, "30"/sleep, "0.3"/' "$WORK/$name.yaml"
-	"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet &
+	# groupkill: iopsample leads a process group of its own, as a CI job
+	# or a terminal's job does, and the whole group is SIGKILLed
+	if [ "$1" = groupkill ]; then
+		setsid "$IOPSAMPLE" run "$WORK/$name.yaml" --quiet &
+	else
+		"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet &
+	fi
 	local pid=$!
 	wait_until 5 is_on || { echo "$1: task_delayacct never switched on"; return 1; }
 	case $1 in
 	sigterm) kill -TERM $pid ;;
 	sigkill) kill -KILL $pid ;;
+	groupkill)
+		[ "$(ps -o pgid= -p $pid | tr -d ' ')" = "$pid" ] || { echo "iopsample leads no group"; return 1; }
+		kill -KILL -- -$pid
+		;;
 	crash)
 		wait_until 5 pgrep -P $pid -x iops-taskstats >/dev/null || { echo "no sampler"; return 1; }
 		kill -SEGV "$(pgrep -P $pid -x iops-taskstats)"
@@ -292,13 +302,13 @@ restored_after() { # normal|sigterm|sigkill|crash
 	wait $pid
 	local rc=$?
 	wait_until 5 is_off || { echo "$1 (exit $rc): task_delayacct left at $(cat $SYSCTL)"; return 1; }
-	[ "$1" = sigkill ] && pkill -KILL -f "sleep 30" 2>/dev/null
+	[ "$1" = sigkill ] || [ "$1" = groupkill ] && pkill -KILL -f "sleep 30" 2>/dev/null
 	echo "$1: exit $rc, task_delayacct back to 0"
 }
 
 restored() {
 	local how
-	for how in normal sigterm sigkill crash; do
+	for how in normal sigterm sigkill groupkill crash; do
 		restored_after $how || return 1
 	done
 }
@@ -444,8 +454,12 @@ EOY
 	# that before the null row is sampled, which it is at once on SIGCONT
 	sleep 0.2
 	kill -CONT "$sampler"
-	wait_until 5 grep -q '"read_bytes":null' "$WORK/episodes/ov/taskstats.jsonl" ||
-		{ echo "no null row after the storm"; }
+	if ! wait_until 5 grep -q '"read_bytes":null' "$WORK/episodes/ov/taskstats.jsonl"; then
+		echo "no null row after the storm"
+		touch "$WORK/go2"
+		wait $pid
+		return 1
+	fi
 	touch "$WORK/go2"
 	wait $pid || { echo "run: exit $?"; return 1; }
 	episode_py "$WORK/episodes/ov" <<'PY'
