@@ -28,7 +28,8 @@ TEST(a_current_kernels_struct_has_every_field)
 	t->cancelled_write_bytes = 8192;
 	t->read_syscalls = 1024;
 	t->nivcsw = 5;
-	t->cpu_run_real_total = 99;
+	t->cpu_run_real_total = 96;    /* tick-sampled: not the one taken */
+	t->cpu_run_virtual_total = 99; /* the scheduler's runtime */
 	t->wpcopy_count = 3;
 	t->ac_etime = 1500; /* us */
 	/* version 14's irq fields follow version 13's struct */
@@ -88,6 +89,7 @@ TEST(version_15_is_read_with_its_own_offsets)
 	put(p, AT(cpu_delay_total), 2);               /* the first total itself */
 	put(p, AT(blkio_count) + 16, 3);              /* after cpu's */
 	put(p, AT(read_bytes) + 3 * 16, 4096);        /* after cpu, blkio, swapin */
+	put(p, AT(cpu_run_virtual_total) + 3 * 16, 55);
 	put(p, AT(wpcopy_delay_total) + 6 * 16, 9);   /* ... freepages, thrashing, compact */
 	put(p, sizeof(struct taskstats) + 7 * 16, 8); /* irq_count, after wpcopy's */
 	uint32_t tid = 321;
@@ -100,6 +102,7 @@ TEST(version_15_is_read_with_its_own_offsets)
 	EXPECT_EQ(r.v[TS_CPU_DELAY], 2);
 	EXPECT_EQ(r.v[TS_BLKIO_COUNT], 3);
 	EXPECT_EQ(r.v[TS_READ_BYTES], 4096);
+	EXPECT_EQ(r.v[TS_CPU_RUN_REAL], 55);
 	EXPECT_EQ(r.v[TS_WPCOPY_DELAY], 9);
 	EXPECT_EQ(r.v[TS_IRQ_COUNT], 8);
 	EXPECT_EQ(r.tid, 321);
