@@ -21,6 +21,8 @@ m = ep.manifest
 expect(m["status"] == "complete", "status")
 t = m["target"]
 expect(t["attached"] and t["pid"] == $victim and t["argv"] is None, "target %s" % t)
+# only a parent's wait4 reports what a process used
+expect(t["rusage"] is None and "parent" in t["rusage_reason"], "rusage %s: %s" % (t["rusage"], t["rusage_reason"]))
 expect(t["stop_reason"] == "duration", "stop_reason %s" % t["stop_reason"])
 rows = ep.rows["proc_io"]
 expect(19 <= len(rows) <= 22, "%d rows at 50 ms over 1 s" % len(rows))
