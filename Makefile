@@ -10,20 +10,20 @@
 BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
-override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -Icmd -Icollectors -I$(BUILD)/gen
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP
 LDFLAGS ?=
 # Instruments iopsample and the unit tests, never the test workloads: their
 # own counts are the tests' ground truth.
 SANITIZE ?=
 
 # libbpf, clang and bpftool: the eBPF sources' kernel side and its loader;
-# libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern" (cmd/jregex.c)
+# libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern" (reader/ecma_regex.c)
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
 	libmnl-dev libpcre2-dev pkg-config curl
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, clang with its libFuzzer, and the
-# JSON-Schema-Test-Suite (cmd/jschema.c against the official cases)
+# JSON-Schema-Test-Suite (reader/json_schema.c against the official cases)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite
 
@@ -32,7 +32,28 @@ PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl 
 # Debian ships no pkg-config file for libpfm4.
 PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8) -lpfm
 
-SRCS := $(filter-out %.bpf.c,$(wildcard cmd/*.c collectors/*.c collectors/*/*.c))
+# The house, by layer (README's "Where things are"). Each layer sees only
+# the headers of the layers below it: its objects are compiled with those
+# include paths alone, and tests/e2e/layers.sh checks the #include lines.
+#   lib/         the base library every layer uses
+#   collectors/  the sources, a folder each, and their shared plumbing (common/)
+#   engine/      the episode engine: what `iopsample run` does
+#   reader/      the reading side the reading commands share
+#   cmd/         the command line: main.c and one file per command
+LIB_INC := -Ilib
+COLLECTORS_INC := $(LIB_INC) -Icollectors -I$(BUILD)/gen
+ENGINE_INC := $(COLLECTORS_INC) -Iengine
+READER_INC := $(LIB_INC) -Ireader
+ALL_INC := $(ENGINE_INC) -Ireader -Icmd
+$(BUILD)/obj/lib/%.o: LAYER_INC := $(LIB_INC)
+$(BUILD)/obj/collectors/%.o: LAYER_INC := $(COLLECTORS_INC)
+$(BUILD)/obj/engine/%.o: LAYER_INC := $(ENGINE_INC)
+$(BUILD)/obj/reader/%.o: LAYER_INC := $(READER_INC)
+$(BUILD)/obj/gen/schemas.o: LAYER_INC := $(READER_INC)
+$(BUILD)/obj/cmd/%.o: LAYER_INC := $(ALL_INC)
+
+SRCS := $(filter-out %.bpf.c,$(wildcard lib/*.c collectors/*.c collectors/*/*.c collectors/*/*/*.c \
+	engine/*.c reader/*.c cmd/*.c))
 SCHEMAS := $(wildcard schema/*.schema.json)
 # the schemas, compiled in for `iopsample validate`
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o $(BUILD)/obj/gen/report_assets.o
@@ -47,7 +68,8 @@ $(BUILD)/.build-deps:
 	@tools/install-deps $(BUILD_PACKAGES)
 	@mkdir -p $(@D) && touch $@
 
-$(BUILD)/.test-deps:
+# after the build's: two apt-get at once (make -j) would fight over dpkg's lock
+$(BUILD)/.test-deps: | $(BUILD)/.build-deps
 	@tools/install-deps $(TEST_PACKAGES)
 	@mkdir -p $(@D) && touch $@
 
@@ -56,7 +78,7 @@ test-deps: $(BUILD)/.test-deps
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -pthread $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(LAYER_INC) $(SANITIZE) -pthread $(PKG_CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
 	@mkdir -p $(@D)
@@ -68,17 +90,18 @@ $(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
 UPLOT_VERSION := 1.6.32
 UPLOT_SHA512 := 2883159c6ebccefbb95d751b0b82d010f9e1c0ec41b8bc96d401eda66e882935c89a46cb824332fa369b8cb8122cc6ac36e186cd09bf7a9ded3a4c93c6989023
 UPLOT := $(BUILD)/vendor/uplot-$(UPLOT_VERSION)
-$(UPLOT)/.unpacked: | $(BUILD)/.build-deps
-	@mkdir -p $(@D)
-	curl -fsSL --retry 3 -o $(@D).tgz.tmp https://registry.npmjs.org/uplot/-/uplot-$(UPLOT_VERSION).tgz
-	echo "$(UPLOT_SHA512)  $(@D).tgz.tmp" | sha512sum -c --quiet
-	tar -xzf $(@D).tgz.tmp -C $(@D) --strip-components=1 package/dist/uPlot.iife.min.js \
+UPLOT_FILES := $(UPLOT)/dist/uPlot.iife.min.js $(UPLOT)/dist/uPlot.min.css $(UPLOT)/LICENSE
+# one recipe makes all three (a grouped target: make -j runs it once, and
+# waits for it); extracted with the time of extraction, newer than the rule
+$(UPLOT_FILES) &: | $(BUILD)/.build-deps
+	@mkdir -p $(UPLOT)
+	curl -fsSL --retry 3 -o $(UPLOT).tgz.tmp https://registry.npmjs.org/uplot/-/uplot-$(UPLOT_VERSION).tgz
+	echo "$(UPLOT_SHA512)  $(UPLOT).tgz.tmp" | sha512sum -c --quiet
+	tar -xzmf $(UPLOT).tgz.tmp -C $(UPLOT) --strip-components=1 package/dist/uPlot.iife.min.js \
 		package/dist/uPlot.min.css package/LICENSE
-	rm $(@D).tgz.tmp
-	@touch $@
-REPORT_ASSETS := $(UPLOT)/dist/uPlot.iife.min.js $(UPLOT)/dist/uPlot.min.css $(UPLOT)/LICENSE \
-	cmd/report/report.js cmd/report/report.css
-$(BUILD)/gen/report_assets.S: tools/embed-assets $(UPLOT)/.unpacked cmd/report/report.js cmd/report/report.css
+	rm $(UPLOT).tgz.tmp
+REPORT_ASSETS := $(UPLOT_FILES) cmd/report/report.js cmd/report/report.css
+$(BUILD)/gen/report_assets.S: tools/embed-assets $(REPORT_ASSETS)
 	@mkdir -p $(@D)
 	tools/embed-assets report_uplot_js=$(UPLOT)/dist/uPlot.iife.min.js \
 		report_uplot_css=$(UPLOT)/dist/uPlot.min.css report_uplot_license=$(UPLOT)/LICENSE \
@@ -89,11 +112,11 @@ $(BUILD)/obj/gen/report_assets.o: $(BUILD)/gen/report_assets.S $(REPORT_ASSETS)
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(LAYER_INC) $(SANITIZE) $(PKG_CFLAGS) -c -o $@ $<
 
 # The kernel side of a source, collectors/<source>/<source>.bpf.c, compiled
 # for the BPF target (CO-RE: field offsets are relocated at load against the
-# running kernel's BTF, collectors/ebpf/kernel.bpf.h), and the skeleton that
+# running kernel's BTF, collectors/common/ebpf/kernel.bpf.h), and the skeleton that
 # embeds it, build/gen/<source>.skel.h, which its user side includes.
 BPF_SRCS := $(wildcard collectors/*/*.bpf.c)
 SKELS := $(patsubst %.bpf.c,$(BUILD)/gen/%.skel.h,$(notdir $(BPF_SRCS)))
@@ -120,7 +143,7 @@ $(BUILD)/iopsample: $(OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testing.h $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -Itests/unit -pthread -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(ALL_INC) $(SANITIZE) $(PKG_CFLAGS) -Itests/unit -pthread -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
@@ -170,7 +193,7 @@ fuzzer: $(BUILD)/.build-deps $(BUILD)/.test-deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CFLAGS="-O1 -g" \
 		SANITIZE="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $(FUZZER)
 $(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(LIB_OBJS)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -pthread \
+	$(CC) $(CFLAGS) $(ALL_INC) -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -pthread \
 		-o $@ $< $(LIB_OBJS) $(PKG_LIBS)
 
 fuzz: fuzzer

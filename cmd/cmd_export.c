@@ -33,12 +33,13 @@
 #include "collector.h"
 #include "commands.h"
 #include "duration.h"
-#include "episode.h"
+#include "manifest_read.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "row_shape.h"
-#include "schemas.h"
+#include "builtin_schemas.h"
 #include "table.h"
+#include "version.h"
 
 #define USAGE                                                                              \
 	"usage: iopsample export EPISODE_DIR... -o FILE [--grid DURATION] [--format "      \
@@ -314,29 +315,25 @@ static int load_episode(struct exporter *x, struct ex_episode *ep)
 			  failure(ep->manifest));
 		code = EX_DATAERR;
 	}
-	const json_t *sources = code ? NULL : json_object_get(ep->manifest, "sources");
-	ep->src = calloc(json_object_size(sources) + 1, sizeof(*ep->src));
-	if (!ep->src)
+	struct manifest_source *listed = NULL;
+	size_t n = 0;
+	if (!code)
+		code = manifest_sources(ep->dir, ep->manifest, x->schemas, &listed, &n);
+	ep->src = code ? NULL : calloc(n + 1, sizeof(*ep->src));
+	if (!code && !ep->src)
 		code = EX_SOFTWARE;
-	const char *name;
-	const json_t *entry;
-	json_object_foreach((json_t *)sources, name, entry) {
-		if (code || !picked(x->o, name, entry))
+	for (size_t i = 0; !code && i < n; i++) {
+		if (!picked(x->o, listed[i].name, listed[i].entry))
 			continue;
-		if (!jschema_has(x->schemas, name) || !collector_find(name)) {
-			log_error("%s: source %s: not one iopsample %s knows", ep->dir, name,
-				  IOPSAMPLE_VERSION);
-			code = EX_DATAERR;
-			continue;
-		}
 		struct ep_source *s = &ep->src[ep->nsrc++];
-		s->name = name;
-		s->entry = entry;
-		s->file = json_string_value(json_object_get(entry, "file"));
-		s->interval = json_integer_value(json_object_get(entry, "interval_ns"));
+		s->name = listed[i].name;
+		s->entry = listed[i].entry;
+		s->file = json_string_value(json_object_get(s->entry, "file"));
+		s->interval = json_integer_value(json_object_get(s->entry, "interval_ns"));
 		if (s->file)
 			code = learn_source(x, ep, s, dirfd);
 	}
+	free(listed);
 	close(dirfd);
 	return code;
 }
@@ -800,7 +797,7 @@ int cmd_export(int argc, char **argv)
 		return code;
 	}
 	struct exporter x = {.o = &o};
-	struct jschema_set *schemas = schemas_load();
+	struct jschema_set *schemas = builtin_schemas_load();
 	if (!schemas) {
 		free(o.sources);
 		return EX_SOFTWARE;

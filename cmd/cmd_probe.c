@@ -12,8 +12,8 @@
 #include "collector.h"
 #include "commands.h"
 #include "config.h"
-#include "episode.h"
-#include "host.h"
+#include "version.h"
+#include "host_info.h"
 #include "log.h"
 
 static json_t *probe_source(const struct collector_ops *ops)
@@ -43,7 +43,7 @@ int cmd_probe(int argc, char **argv)
 	for (const struct collector_ops *const *o = collector_registry; *o; o++)
 		json_object_set_new(sources, (*o)->name, probe_source(*o));
 	json_t *out = json_pack("{s:s, s:o, s:o}", "iopsample_version", IOPSAMPLE_VERSION, "host",
-				host_json(), "sources", sources);
+				host_info_json(), "sources", sources);
 	int r = json_dumpf(out, stdout, JSON_INDENT(2)) == 0 && putchar('\n') != EOF &&
 		fflush(stdout) == 0;
 	json_decref(out);

@@ -24,13 +24,14 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "episode.h"
+#include "manifest_read.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "numfmt.h"
 #include "outfile.h"
 #include "row_shape.h"
-#include "schemas.h"
+#include "builtin_schemas.h"
+#include "version.h"
 
 #define USAGE "usage: iopsample report EPISODE_DIR... -o FILE.html"
 
@@ -201,24 +202,17 @@ static int load_episode(struct reporter *x, struct rp_episode *ep)
 		return code;
 	ep->name = json_string_value(json_object_get(ep->manifest, "episode"));
 	bool incomplete = manifest_incomplete(ep->manifest);
-	const json_t *sources = json_object_get(ep->manifest, "sources");
-	ep->src = calloc(json_object_size(sources) + 1, sizeof(*ep->src));
-	if (!ep->src)
+	struct manifest_source *listed = NULL;
+	size_t n = 0;
+	code = manifest_sources(ep->dir, ep->manifest, x->schemas, &listed, &n);
+	ep->src = code ? NULL : calloc(n + 1, sizeof(*ep->src));
+	if (!code && !ep->src)
 		code = EX_SOFTWARE;
-	const char *name;
-	const json_t *entry;
-	json_object_foreach((json_t *)sources, name, entry) {
-		if (code)
-			break;
-		if (!jschema_has(x->schemas, name)) {
-			log_error("%s: source %s: not one iopsample %s knows", ep->dir, name,
-				  IOPSAMPLE_VERSION);
-			code = EX_DATAERR;
-			break;
-		}
-		ep->src[ep->nsrc++] = (struct rp_source){.name = name, .entry = entry, .schemas = x->schemas,
-							 .dirfd = dirfd, .incomplete = incomplete};
-	}
+	for (size_t i = 0; !code && i < n; i++)
+		ep->src[ep->nsrc++] = (struct rp_source){.name = listed[i].name, .entry = listed[i].entry,
+							 .schemas = x->schemas, .dirfd = dirfd,
+							 .incomplete = incomplete};
+	free(listed);
 	for (size_t i = 0; !code && i < ep->nsrc; i++) {
 		struct rp_source *s = &ep->src[i];
 		s->running = pthread_create(&s->thread, NULL, read_source, s) == 0;
@@ -466,7 +460,7 @@ int cmd_report(int argc, char **argv)
 		log_error("report: %s; " USAGE, ndirs ? "no -o FILE.html" : "no episode directory");
 		return EX_USAGE;
 	}
-	struct jschema_set *schemas = schemas_load();
+	struct jschema_set *schemas = builtin_schemas_load();
 	if (!schemas)
 		return EX_SOFTWARE;
 	struct reporter x = {.schemas = schemas};

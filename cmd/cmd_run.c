@@ -1,115 +1,22 @@
-/* iopsample run / iopsample check: the options they share, then the episode
- * or the resolved config. */
-#define _GNU_SOURCE
-#include <getopt.h>
-#include <stdio.h>
+/* iopsample run EPISODE.yaml: the episode, from its config to its files. */
 #include <stdlib.h>
-#include <string.h>
-#include <sysexits.h>
 
 #include "commands.h"
-#include "config.h"
+#include "episode_args.h"
 #include "log.h"
 #include "supervisor.h"
 
-struct options {
-	struct config_args args;
-	const char *file;
-	bool quiet;
-};
-
-/* 0, or EX_USAGE after saying what is wrong. */
-static int parse_options(int argc, char **argv, struct options *o)
-{
-	static const struct option longopts[] = {
-		{"output-dir", required_argument, NULL, 'o'},
-		{"name", required_argument, NULL, 'n'},
-		{"set", required_argument, NULL, 's'},
-		{"quiet", no_argument, NULL, 'q'},
-		{NULL, 0, NULL, 0},
-	};
-	const char **set = calloc((size_t)argc, sizeof(char *));
-	memset(o, 0, sizeof(*o));
-	o->args.set = set;
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		if (c == 's') {
-			if (!strchr(optarg, '=')) {
-				log_error("--set %s: expected KEY=VALUE", optarg);
-				return EX_USAGE;
-			}
-			set[o->args.nset++] = optarg;
-			continue;
-		}
-		if (c == 'o') {
-			o->args.output_dir = optarg;
-			continue;
-		}
-		if (c == 'n') {
-			o->args.name = optarg;
-			continue;
-		}
-		if (c == 'q') {
-			o->quiet = true;
-			continue;
-		}
-		if (c == ':')
-			log_error("%s needs a value", argv[optind - 1]);
-		else
-			log_error("%s: unknown option %s", argv[0], argv[optind - 1]);
-		return EX_USAGE;
-	}
-	if (optind != argc - 1) {
-		log_error("usage: iopsample %s EPISODE.yaml [options] (see iopsample --help)", argv[0]);
-		return EX_USAGE;
-	}
-	o->file = argv[optind];
-	return 0;
-}
-
-static int load(const struct options *o, struct config *cfg)
-{
-	struct errbuf e;
-	if (config_load_file(o->file, &o->args, cfg, &e) < 0) {
-		log_error("%s", e.msg);
-		return EX_CONFIG;
-	}
-	return 0;
-}
-
 int cmd_run(int argc, char **argv)
 {
-	struct options o;
+	struct episode_args o;
 	struct config cfg;
-	int code = parse_options(argc, argv, &o);
+	int code = episode_args_parse(argc, argv, &o);
 	if (!code)
-		code = load(&o, &cfg);
+		code = episode_args_load(&o, &cfg);
 	if (!code) {
 		log_set_quiet(o.quiet);
 		code = supervisor_run(&cfg);
 		config_free(&cfg);
-	}
-	free((void *)o.args.set);
-	return code;
-}
-
-int cmd_check(int argc, char **argv)
-{
-	struct options o;
-	struct config cfg;
-	int code = parse_options(argc, argv, &o);
-	if (!code)
-		code = load(&o, &cfg);
-	if (!code) {
-		json_t *j = config_to_json(&cfg);
-		json_dumpf(j, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(j);
-		config_free(&cfg);
-		if (fflush(stdout) != 0)
-			code = EX_IOERR;
 	}
 	free((void *)o.args.set);
 	return code;

@@ -24,11 +24,11 @@
 
 #include "collector.h"
 #include "commands.h"
-#include "episode.h"
-#include "jschema.h"
+#include "manifest_read.h"
+#include "json_schema.h"
 #include "jsonl_reader.h"
 #include "log.h"
-#include "schemas.h"
+#include "builtin_schemas.h"
 
 #define USAGE "usage: iopsample schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]"
 
@@ -295,7 +295,7 @@ int cmd_schema(int argc, char **argv)
 		log_error("schema: --columns %s: not a source; the sources are %s", source, names);
 		return EX_USAGE;
 	}
-	struct jschema_set *set = schemas_load();
+	struct jschema_set *set = builtin_schemas_load();
 	if (!set)
 		return EX_SOFTWARE;
 	/* written whole or not at all: built apart, printed when it is complete */

@@ -24,10 +24,10 @@
 
 #include "commands.h"
 #include "duration.h"
-#include "episode.h"
+#include "manifest_read.h"
 #include "jsonl_reader.h"
 #include "log.h"
-#include "schemas.h"
+#include "builtin_schemas.h"
 
 #define BAR_WIDTH 40
 
@@ -467,7 +467,7 @@ int cmd_summary(int argc, char **argv)
 		return EX_USAGE;
 	}
 	argc = ndirs + 1;
-	struct jschema_set *schemas = schemas_load();
+	struct jschema_set *schemas = builtin_schemas_load();
 	if (!schemas)
 		return EX_SOFTWARE;
 	int status = 0;

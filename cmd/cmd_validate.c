@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "episode.h"
+#include "manifest_read.h"
 #include "jsonl_reader.h"
 #include "jsonl_writer.h"
 #include "log.h"
-#include "schemas.h"
+#include "builtin_schemas.h"
 
 /* Past this many problems in one file, the rest are only counted. */
 #define PROBLEMS_SHOWN_PER_FILE 50
@@ -319,7 +319,7 @@ int cmd_validate(int argc, char **argv)
 		log_error("usage: iopsample validate EPISODE_DIR...");
 		return EX_USAGE;
 	}
-	struct jschema_set *schemas = schemas_load();
+	struct jschema_set *schemas = builtin_schemas_load();
 	if (!schemas)
 		return EX_SOFTWARE;
 	struct checker k = {.schemas = schemas};

@@ -5,7 +5,7 @@
 #include <sysexits.h>
 
 #include "commands.h"
-#include "episode.h"
+#include "version.h"
 #include "log.h"
 
 static const struct {

@@ -1,13 +1,15 @@
 /* The one interface every source implements.
  *
  * A source is a const struct collector_ops listed once in registry.c. The
- * supervisor and the config loader only ever go through this table: adding a
- * source means one file in collectors/ and one line in the registry.
+ * engine (the config loader, the supervisor, the samplers) only ever goes
+ * through this table: adding a source means one folder in collectors/ and
+ * one line in the registry. What sources share (eBPF loading, block device
+ * selection, log2 histograms) is in collectors/common/.
  *
  * Life of a source in an episode:
- *   parse_key  in the supervisor, for each key of sources.<name> that is not
- *              one of the keys every source takes (interval, required,
- *              available_in_deployment);
+ *   parse_key  in the config loader (engine/config.c), for each key of
+ *              sources.<name> that is not one of the keys every source
+ *              takes (interval, required, available_in_deployment);
  *   probe      in the supervisor, before anything starts: can this host
  *              collect it at all (and, when it cannot, what the manifest
  *              should say, as open does). It may settle in sc->priv what
@@ -17,7 +19,7 @@
  *   prepare    in the supervisor, after every probe, once the episode's
  *              directory exists and before the target's first process
  *              does: change what the host must change for the episode,
- *              through hostset.h, which puts it back however the episode
+ *              through host_settings.h, which puts it back however the episode
  *              ends (taskstats switches on kernel.task_delayacct). What it
  *              settles in sc->priv reaches the sampler, forked later;
  *   open       in the source's own sampler process, on the target waiting at
@@ -48,7 +50,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cfg.h"
+#include "config_yaml.h"
 #include "log.h"
 
 struct target_info {

@@ -21,8 +21,8 @@
  *
  * Issue and completion run in whatever context the driver uses (a kworker,
  * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826). */
-#include "ebpf/kernel.bpf.h"
-#include "ebpf/tree.bpf.h"
+#include "common/ebpf/kernel.bpf.h"
+#include "common/ebpf/tree.bpf.h"
 #include "block_io/block_io_slot.h"
 
 #include <stdbool.h>

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "block/block_devices.h"
+#include "common/block_devices.h"
 #include "block_io_slot.h"
 #include "block_io.skel.h"
 #include "collector.h"
-#include "ebpf/ebpf.h"
-#include "ebpf/ebpf_slots.h"
-#include "ebpf/ebpf_tree.h"
+#include "common/ebpf/ebpf.h"
+#include "common/ebpf/ebpf_slots.h"
+#include "common/ebpf/ebpf_tree.h"
 
 _Static_assert(BIO_DEVICES == BLK_MAX_DEVICES, "the program's device table holds a selection");
 

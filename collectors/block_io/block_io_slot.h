@@ -3,8 +3,8 @@
 #ifndef IOPSAMPLE_BLOCK_IO_SLOT_H
 #define IOPSAMPLE_BLOCK_IO_SLOT_H
 
-#include "ebpf/ebpf_slot.h"
-#include "log2_hist.h"
+#include "common/ebpf/ebpf_slot.h"
+#include "common/log2_hist.h"
 
 /* Selected devices at most (block_devices.h's BLK_MAX_DEVICES); a device's
  * index in the program's tables is its index in the selection. */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "block/block_devices.h"
+#include "common/block_devices.h"
 #include "clock.h"
 #include "collector.h"
 #include "diskstats_line.h"

@@ -10,7 +10,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "procfs.h"
 
 /* How often a group read is retried while a child exits (see below). */
 #define PERF_GROUP_READ_TRIES 10000
@@ -151,10 +150,3 @@ enum perf_verdict perf_open_verdict(int err, bool kernel_excluded, int paranoid,
 	return PERF_NOT_COUNTED;
 }
 
-int perf_event_paranoid(void)
-{
-	char buf[32];
-	if (procfs_read("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
-		return -2;
-	return (int)strtol(buf, NULL, 10);
-}

@@ -74,7 +74,5 @@ enum perf_verdict {
 enum perf_verdict perf_open_verdict(int err, bool kernel_excluded, int paranoid, char *why,
 				    size_t n);
 
-/* /proc/sys/kernel/perf_event_paranoid, or -2 when it cannot be read. */
-int perf_event_paranoid(void);
 
 #endif

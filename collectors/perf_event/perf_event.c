@@ -406,7 +406,7 @@ static struct perf_event *pe_alloc(const struct pe_config *cfg, const pid_t *tas
 static int open_all(struct perf_event *p, const struct pe_config *cfg, bool launched,
 		    json_t *manifest, struct errbuf *why)
 {
-	int paranoid = perf_event_paranoid();
+	int paranoid = procfs_perf_event_paranoid();
 	int r = 0;
 	size_t counted = 0;
 	json_t *events = json_array();

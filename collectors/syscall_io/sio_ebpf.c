@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ebpf/ebpf.h"
-#include "ebpf/ebpf_slots.h"
-#include "ebpf/ebpf_tree.h"
+#include "common/ebpf/ebpf.h"
+#include "common/ebpf/ebpf_slots.h"
+#include "common/ebpf/ebpf_tree.h"
 #include "sio_backend.h"
 #include "sio_slot.h"
 #include "syscall_io.skel.h"

@@ -6,7 +6,7 @@
 #ifndef IOPSAMPLE_SIO_RULES_H
 #define IOPSAMPLE_SIO_RULES_H
 
-#include "log2_hist.h"
+#include "common/log2_hist.h"
 
 /* The size histograms' buckets (log2_hist.h). */
 #define SIO_HIST_BUCKETS LOG2_HIST_BUCKETS

@@ -3,7 +3,7 @@
 #ifndef IOPSAMPLE_SIO_SLOT_H
 #define IOPSAMPLE_SIO_SLOT_H
 
-#include "ebpf/ebpf_slot.h"
+#include "common/ebpf/ebpf_slot.h"
 #include "syscall_io/sio_rules.h"
 
 /* Syscall numbers of the native ABI below this can be counted (the ptrace

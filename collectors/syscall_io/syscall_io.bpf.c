@@ -8,8 +8,8 @@
  * The same rules as the ptrace tracer (sio_rules.h): a restart code is no
  * result, -4095..-1 is an error, sizes are bucketed by log2, and a syscall
  * of another ABI is not counted. */
-#include "ebpf/kernel.bpf.h"
-#include "ebpf/tree.bpf.h"
+#include "common/ebpf/kernel.bpf.h"
+#include "common/ebpf/tree.bpf.h"
 #include "syscall_io/sio_slot.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -18,7 +18,7 @@
  *
  * kernel.task_delayacct is off by default since Linux 5.14, and a task
  * forked while it is off never gets delay records. The prepare hook
- * switches it on, through hostset, before the target's first process is
+ * switches it on, through host_settings, before the target's first process is
  * forked; where it cannot, the delay fields that need it are null with the
  * reason in the manifest. cpu_delay_* come from the scheduler's own
  * run-queue accounting (what /proc/PID/schedstat shows), which the kernel
@@ -36,7 +36,7 @@
 
 #include "clock.h"
 #include "collector.h"
-#include "hostset.h"
+#include "host_settings.h"
 #include "pidmap.h"
 #include "procfs.h"
 #include "ts_netlink.h"
@@ -325,7 +325,7 @@ static void ts_prepare(struct source_config *sc)
 	char v[16];
 	struct errbuf why;
 	c->found_on = procfs_read(DELAYACCT_PATH, v, sizeof(v)) > 0 && v[0] == '1';
-	c->on = hostset_sysctl(DELAYACCT, "1", sc->ops->name, &why) == 0;
+	c->on = host_settings_sysctl(DELAYACCT, "1", sc->ops->name, &why) == 0;
 	if (!c->on)
 		snprintf(c->why_off, sizeof(c->why_off), "%s", why.msg);
 }

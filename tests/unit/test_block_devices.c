@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "block/block_devices.h"
+#include "common/block_devices.h"
 #include "testing.h"
 
 static char root[64];

@@ -4,8 +4,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "ebpf/ebpf_slot.h"
-#include "ebpf/ebpf_slots.h"
+#include "common/ebpf/ebpf_slot.h"
+#include "common/ebpf/ebpf_slots.h"
 #include "testing.h"
 
 /* A source's slot: one event adds a call, 7 bytes and a histogram count. */

@@ -1,0 +1,73 @@
+/* The block devices a block source watches (diskstats now, block_io next).
+ *
+ * A device is named as /sys/class/block names it (vda, vda1, nvme0n1p2,
+ * loop0) or by "major:minor". By default the selection is every whole disk
+ * in /sys/block whose size is not 0 when the episode starts (an unbound
+ * loop device is no disk). A disk counts its partitions; a partition named
+ * alone counts alone; a partition whose disk is selected too keeps its own
+ * entry but is not counted twice in the totals.
+ *
+ * Every function reads the sysfs tree under a root ("/sys" in iopsample,
+ * a made-up tree in the unit tests). */
+#ifndef IOPSAMPLE_BLOCK_DEVICES_H
+#define IOPSAMPLE_BLOCK_DEVICES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config_yaml.h"
+#include "log.h"
+
+#define BLK_MAX_DEVICES 64
+#define BLK_NAME_MAX 32
+
+struct blk_dev {
+	char name[BLK_NAME_MAX]; /* as /sys/class/block names it */
+	unsigned major, minor;
+	char disk[BLK_NAME_MAX]; /* a partition's whole disk; "" for a disk */
+	bool in_totals;          /* false: a partition whose disk is selected too */
+};
+
+struct blk_devices {
+	size_t n;
+	struct blk_dev dev[BLK_MAX_DEVICES];
+};
+
+/* Adds the device spec names. 0, or a negative errno with why saying what
+ * is wrong: -ENOENT no such block device, -EEXIST the same device twice,
+ * -E2BIG more than BLK_MAX_DEVICES. */
+int blk_devices_add(struct blk_devices *d, const char *sysfs, const char *spec,
+		    struct errbuf *why);
+
+/* Every whole disk of non-zero size, in /sys/block's order sorted by name.
+ * 0, or a negative errno with why. */
+int blk_devices_default(struct blk_devices *d, const char *sysfs, struct errbuf *why);
+
+/* The index of major:minor in d, or -1. */
+int blk_devices_find(const struct blk_devices *d, unsigned major, unsigned minor);
+
+/* The manifest's list: [{"name", "dev": "major:minor", "in_totals"}]. */
+json_t *blk_devices_json(const struct blk_devices *d);
+/* A row's by_device: an empty object per device, by name; dev[i] is
+ * device i's (owned by the returned object). */
+json_t *blk_by_device(const struct blk_devices *d, json_t **dev);
+
+/* A block source's `devices` key, the same for every block source: the
+ * devices given (each checked when the config is read: a name that is no
+ * block device fails at its line and column), or, when the key is absent,
+ * every whole disk at open. */
+struct blk_config {
+	bool chosen;
+	struct blk_devices devs;
+};
+
+/* A block source's collector_ops parse_key and describe, its priv a
+ * struct blk_config: "devices" (-ENOENT for any other key), and in the
+ * resolved config the names given, or null for the default. */
+int blk_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value);
+void blk_config_describe(const void *priv, json_t *out);
+/* The devices to watch, resolved now. 0 or -errno with why. */
+int blk_config_devices(const struct blk_config *cfg, struct blk_devices *out, struct errbuf *why);
+
+#endif

@@ -1,0 +1,61 @@
+/* The target's process tree, held in the kernel: a hash of tgids that the
+ * sampler seeds (ebpf_tree.h) and these two programs keep, after Tracee's
+ * sched_process_fork tree map. A source's .bpf.c includes this once and
+ * asks tree_has_current() before it counts.
+ *
+ *   fork: a new process whose forking task is in the tree joins it, before
+ *         the child runs its first instruction (the tracepoint fires in
+ *         kernel_clone() ahead of wake_up_new_task());
+ *   exit: the last thread of a process leaves it. do_exit() counts
+ *         signal->live down before this tracepoint, and the tgid stays
+ *         taken until the zombie is reaped, so no other process can get
+ *         that pid while it is in the map: pid reuse never counts a
+ *         stranger.
+ *
+ * Threads need nothing: they share their process's tgid, an exec from a
+ * non-leader thread included. */
+#ifndef IOPSAMPLE_TREE_BPF_H
+#define IOPSAMPLE_TREE_BPF_H
+
+#include "common/ebpf/ebpf_tree_map.h"
+#include "common/ebpf/kernel.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EBPF_TREE_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} tree SEC(".maps");
+
+/* Forks that could not join a full map: the sampler fails rather than miss
+ * a process. */
+__u64 tree_overflow;
+
+static __always_inline int tree_has_current(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	return bpf_map_lookup_elem(&tree, &tgid) != 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(iops_tree_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, tgid = child->tgid;
+	__u8 member = 1;
+	if (tgid == ptgid || !bpf_map_lookup_elem(&tree, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&tree, &tgid, &member, BPF_ANY) < 0)
+		__sync_fetch_and_add(&tree_overflow, 1);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(iops_tree_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+	if (task->signal->live.counter == 0)
+		bpf_map_delete_elem(&tree, &tgid);
+	return 0;
+}
+
+#endif

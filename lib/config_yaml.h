@@ -1,0 +1,71 @@
+/* Typed reading of YAML nodes, every error carrying the node's file:line:col.
+ *
+ * config.c uses these for the episode, target and output sections and hands the
+ * same context to each source's parse_key(), so a source's keys are checked and
+ * reported exactly like the built-in ones. */
+#ifndef IOPSAMPLE_CONFIG_YAML_H
+#define IOPSAMPLE_CONFIG_YAML_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "log.h"
+
+/* A node an override created has no place in the file; it is named by the
+ * override's own text instead. */
+struct cfg_override_node {
+	int index;
+	const char *label; /* "--set episode.duration=30s" */
+};
+
+struct cfg_ctx {
+	yaml_document_t *doc;
+	const char *file;
+	struct cfg_override_node *overrides;
+	size_t noverrides;
+	char **labels; /* the override texts the nodes above point at */
+	size_t nlabels;
+	struct errbuf *err;
+	bool failed;
+};
+
+/* Records "FILE:LINE:COL: message" (or "--set KEY=VALUE: message" for a node
+ * an override created) and returns -EINVAL. The first error wins. */
+int cfg_fail(struct cfg_ctx *c, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+yaml_node_t *cfg_node(struct cfg_ctx *c, int index);
+
+/* Plain ~, null or an empty value. */
+bool cfg_is_null(const yaml_node_t *n);
+/* Any scalar but null; *out points into the document. */
+int cfg_string(struct cfg_ctx *c, const yaml_node_t *n, const char **out);
+/* Plain true or false. */
+int cfg_bool(struct cfg_ctx *c, const yaml_node_t *n, bool *out);
+/* A plain decimal integer within [min, max]. */
+int cfg_int(struct cfg_ctx *c, const yaml_node_t *n, long long min, long long max, long long *out);
+/* A duration string within [min_ns, max_ns]. */
+int cfg_duration(struct cfg_ctx *c, const yaml_node_t *n, int64_t min_ns, int64_t max_ns,
+		 int64_t *out);
+
+/* Calls fn for each key of a mapping, in order. Rejects a value that is not a
+ * mapping (what names it in the message), keys that are not scalars, and keys
+ * given twice. fn returns 0, or a negative errno after cfg_fail(). */
+typedef int (*cfg_key_fn)(void *arg, struct cfg_ctx *c, const char *key, yaml_node_t *key_node,
+			  yaml_node_t *value);
+int cfg_each_key(struct cfg_ctx *c, yaml_node_t *map, const char *what, cfg_key_fn fn, void *arg);
+
+/* Calls fn for each item of a non-empty list of names (strings), in order.
+ * Rejects anything else as "KEY must be a list of ITEM names" and an empty
+ * list as "KEY must name at least one ITEM". fn returns 0, or a negative
+ * errno after cfg_fail(). */
+typedef int (*cfg_name_fn)(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t *item);
+int cfg_each_name(struct cfg_ctx *c, yaml_node_t *list, const char *key, const char *item,
+		  cfg_name_fn fn, void *arg);
+
+/* The standard message for a key nobody knows. */
+int cfg_unknown_key(struct cfg_ctx *c, const yaml_node_t *key_node, const char *key,
+		    const char *section);
+
+#endif

@@ -1,0 +1,61 @@
+/* Rows out to <source>.jsonl or <source>.jsonl.zst, flushed at every row.
+ *
+ * Plain files get each row in a single write(2), so a reader (tail -f) or a
+ * crash never sees half a row except when the disk itself fails. Compressed
+ * files flush the zstd stream at every row, so every row written is a
+ * complete zstd block that jsonl_reader (iopsample cat) decodes after a
+ * crash, and end the frame every JSONL_FRAME_ROWS rows or JSONL_FRAME_NS,
+ * whichever comes first, so a tool that decodes whole frames only loses at
+ * most the last of them. Frames are not shorter because each one starts
+ * with an empty history: a frame per second at 100 ms intervals takes 45-60%
+ * more bytes (docs/benchmarks.md).
+ *
+ * A write that fails (a full disk) cuts the file back to the end of the last
+ * whole row, so what stays ends cleanly, and the writer takes no more rows. */
+#ifndef IOPSAMPLE_JSONL_WRITER_H
+#define IOPSAMPLE_JSONL_WRITER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zstd.h>
+
+#include "duration.h"
+#include "log.h"
+
+enum compression { COMPRESSION_NONE, COMPRESSION_ZSTD };
+
+#define JSONL_FRAME_NS (10 * NS_PER_S)
+#define JSONL_FRAME_ROWS 100
+
+struct jsonl_writer {
+	int fd;
+	char name[64]; /* for messages */
+	off_t end;     /* bytes written so far */
+	off_t good;    /* the file's length after the last whole row */
+	bool failed;   /* a write failed: the file was cut back to good */
+	char *buf; /* one serialised row */
+	size_t cap;
+	ZSTD_CCtx *zc; /* NULL when not compressing */
+	char *zbuf;
+	size_t zcap;
+	int64_t frame_start_ns; /* -1: no frame open */
+	unsigned frame_rows;
+	uint64_t rows;
+};
+
+/* The file name for a source: "proc_io.jsonl" or "proc_io.jsonl.zst". */
+void jsonl_file_name(const char *source, enum compression comp, char *buf, size_t len);
+
+/* Creates name in dirfd; an existing file is an error, never overwritten. */
+int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum compression comp,
+		      int level, struct errbuf *e);
+/* now_ns: CLOCK_MONOTONIC, decides when a zstd frame ends. A failed write
+ * leaves the file ending with the last whole row; later calls fail at once. */
+int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
+		       struct errbuf *e);
+/* Ends the stream, fsyncs and closes; only rows stays meaningful. */
+int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e);
+
+#endif

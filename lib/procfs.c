@@ -1,0 +1,206 @@
+/* /proc/PID/{stat,io,task/TID/children} readers and parsers. */
+#define _GNU_SOURCE
+#include "procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const procfs_io_names[IO_NFIELDS] = {
+	"rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes",
+};
+
+int procfs_parse_stat(const char *buf, struct proc_stat *st)
+{
+	/* comm may hold spaces and parentheses: the fields start after the last ')' */
+	const char *p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	char state;
+	int ppid, pgrp;
+	unsigned flags;
+	long num_threads;
+	unsigned long long start;
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+	 * utime stime cutime cstime priority nice num_threads itrealvalue starttime */
+	int n = sscanf(p + 1,
+		       " %c %d %d %*d %*d %*d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld %*d %llu",
+		       &state, &ppid, &pgrp, &flags, &num_threads, &start);
+	if (n != 6)
+		return -EINVAL;
+	st->state = state;
+	st->ppid = ppid;
+	st->pgrp = pgrp;
+	st->flags = flags;
+	st->num_threads = num_threads;
+	st->starttime = start;
+	return 0;
+}
+
+int procfs_parse_io(const char *buf, struct proc_io_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (const char *line = buf; *line;) {
+		const char *eol = strchrnul(line, '\n');
+		const char *colon = memchr(line, ':', (size_t)(eol - line));
+		for (int i = 0; colon && i < IO_NFIELDS; i++) {
+			size_t klen = strlen(procfs_io_names[i]);
+			if ((size_t)(colon - line) != klen || strncmp(line, procfs_io_names[i], klen))
+				continue;
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(colon + 1, &end, 10);
+			if (errno || end == colon + 1)
+				return -EINVAL;
+			c->v[i] = v;
+			c->present |= 1u << i;
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return c->present ? 0 : -EINVAL;
+}
+
+ssize_t procfs_read(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	while (len < cap - 1) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+int procfs_read_stat(pid_t pid, struct proc_stat *st)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ssize_t n = procfs_read(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_stat(buf, st) < 0 ? -ESRCH : 0;
+}
+
+int procfs_read_io(pid_t pid, struct proc_io_counters *c)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	ssize_t n = procfs_read(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	/* an empty read means the process died between open and read */
+	return n == 0 ? -ESRCH : procfs_parse_io(buf, c);
+}
+
+int procfs_perf_event_paranoid(void)
+{
+	char buf[32];
+	if (procfs_read("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
+		return -2;
+	return (int)strtol(buf, NULL, 10);
+}
+
+int pid_list_add(struct pid_list *l, pid_t pid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		pid_t *v = reallocarray(l->v, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = pid;
+	return 0;
+}
+
+void pid_list_free(struct pid_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int procfs_thread_children(pid_t pid, pid_t tid, struct pid_list *out)
+{
+	char path[96];
+	char small[4096];
+	char *buf = small;
+	size_t cap = sizeof(small);
+	ssize_t n;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+	/* A list that fills the buffer may have been cut: read again into a
+	 * bigger one rather than lose children. */
+	for (;;) {
+		n = procfs_read(path, buf, cap);
+		if (n < 0 || (size_t)n < cap - 1)
+			break;
+		cap *= 4;
+		char *bigger = buf == small ? malloc(cap) : realloc(buf, cap);
+		if (!bigger) {
+			n = -ENOMEM;
+			break;
+		}
+		buf = bigger;
+	}
+	int r = 0;
+	if (n > 0) {
+		for (char *p = buf, *end; *p; p = end) {
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if ((r = pid_list_add(out, (pid_t)v)) < 0)
+				break;
+		}
+	}
+	if (buf != small)
+		free(buf);
+	if (n == -ENOENT || n == -ESRCH)
+		return 0; /* the thread is gone; so are its children's links to it */
+	return n < 0 ? (int)n : r;
+}
+
+int procfs_threads(pid_t pid, struct pid_list *out)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return (errno == ENOENT || errno == ESRCH) ? 0 : -errno;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			r = pid_list_add(out, (pid_t)atoi(de->d_name));
+	closedir(d);
+	return r;
+}
+
+int procfs_children(pid_t pid, long nthreads, struct pid_list *out)
+{
+	if (nthreads == 1)
+		return procfs_thread_children(pid, pid, out);
+
+	struct pid_list tids = {0};
+	int r = procfs_threads(pid, &tids);
+	for (size_t i = 0; r == 0 && i < tids.n; i++)
+		r = procfs_thread_children(pid, tids.v[i], out);
+	pid_list_free(&tids);
+	return r;
+}

@@ -1,0 +1,8 @@
+# The house's layers (README's "Where things are"): lib <- collectors <-
+# engine <- cmd, lib <- reader <- cmd. Each file includes only its own
+# layer's headers and those below; each object links only to those; no two
+# files depend on each other, round any cycle (tests/e2e/lib/layers.py).
+. "$(dirname "$0")/lib/common.sh"
+
+check layers_include_and_link_only_downwards_with_no_cycle \
+	"$PY" "$TESTS/e2e/lib/layers.py" "$TESTS/.." "$BUILD"
