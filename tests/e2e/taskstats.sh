@@ -37,7 +37,7 @@ episode_yaml() {
 	argv=$(printf '"%s", ' "$@")
 	{
 		echo "episode: {name: $name, output_dir: $WORK/episodes}"
-		echo "target: {command: [${argv%, }], stdout: file}"
+		echo "target: {command: [${argv%, }], stdout: file, stderr: file}"
 		echo "sources:"
 		for s in $sources; do echo "  $s: {interval: $interval}"; done
 	} >"$WORK/$name.yaml"
@@ -108,11 +108,13 @@ pids_since() {
 parallel_build() {
 	[ "$(id -u)" = 0 ] || { echo "not root: cannot drop the caches"; return 1; }
 	command -v cc >/dev/null && command -v make >/dev/null || { echo "no cc or make"; return 1; }
-	local root=$TESTS/.. src=$DATA/build i files incs
+	local root=$TESTS/.. src=$DATA/build i files incs code
 	mkdir -p "$src"
-	files=$(find "$root/cmd" "$root/collectors" -name '*.c' ! -name '*.bpf.c' -printf '%s %p\n' |
-		sort -rn | head -4 | cut -d' ' -f2)
-	incs=$(find "$root/cmd" "$root/collectors" -name '*.h' -printf '-I%h\n' | sort -u | tr '\n' ' ')
+	code=$(for d in lib collectors engine reader cmd; do [ -d "$root/$d" ] && echo "$root/$d"; done)
+	# shellcheck disable=SC2086
+	files=$(find $code -name '*.c' ! -name '*.bpf.c' -printf '%s %p\n' | sort -rn | head -4 | cut -d' ' -f2)
+	# shellcheck disable=SC2086
+	incs=$(find $code -name '*.h' -printf '-I%h\n' | sort -u | tr '\n' ' ')
 	{
 		printf 'CFLAGS = -O2 -g -std=gnu11 %s -I%s %s\n' "$incs" "$BUILD/gen" \
 			"$(pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)"
@@ -126,7 +128,8 @@ parallel_build() {
 		sync && echo 3 >/proc/sys/vm/drop_caches
 		local before
 		before=$(cat /proc/sys/kernel/ns_last_pid)
-		episode make$i 10ms "proc_io taskstats block_io" make -s -j2 -C "$src" || return 1
+		episode make$i 10ms "proc_io taskstats block_io" make -s -j2 -C "$src" ||
+			{ tail -3 "$WORK/episodes/make$i/target.stderr"; return 1; }
 		episode_py "$WORK/episodes/make$i" "$(pids_since "$before")" <<'PY' || return 1
 from epi import expect
 pids = int(sys.argv[2])
