@@ -50,13 +50,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroupfs.h"
 #include "config_yaml.h"
 #include "log.h"
 
 struct target_info {
-	pid_t pid;    /* the workload: what target.command became, or target.pid */
+	pid_t pid;    /* the workload: what target.command became, or target.pid;
+			 0 at probe for a target not yet started */
 	pid_t keeper; /* iopsample's subreaper holding the target's process tree;
 			 0 when attached to a process iopsample did not start */
+	const struct cgroup_set *cgroups; /* the episode's cgroups (some roles may be
+					     missing, or all, with why), or NULL */
 };
 
 struct collector_ops;
@@ -84,8 +88,10 @@ struct collector_ops {
 	void (*describe)(const void *priv, json_t *out);
 
 	/* 0, or a negative errno with the reason; -EPERM/-EACCES mean the host
-	 * forbids it (exit 77 when the source is required). */
-	int (*probe)(struct source_config *sc, json_t *manifest, struct errbuf *why);
+	 * forbids it (exit 77 when the source is required). t is what is known
+	 * of the target before it runs. */
+	int (*probe)(struct source_config *sc, const struct target_info *t, json_t *manifest,
+		     struct errbuf *why);
 	/* Optional: as probed, the source's sampler is the launched target's
 	 * tracer, and the target is killed when it dies: its failure ends the
 	 * episode as collector_failed whether or not it is required. */

@@ -9,6 +9,7 @@ extern const struct collector_ops perf_event_ops;
 extern const struct collector_ops block_io_ops;
 extern const struct collector_ops diskstats_ops;
 extern const struct collector_ops taskstats_ops;
+extern const struct collector_ops cgroup_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
@@ -17,6 +18,7 @@ const struct collector_ops *const collector_registry[] = {
 	&block_io_ops,
 	&diskstats_ops,
 	&taskstats_ops,
+	&cgroup_ops,
 	NULL,
 };
 

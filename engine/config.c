@@ -180,6 +180,16 @@ static int episode_key(void *arg, struct cfg_ctx *c, const char *key, yaml_node_
 		cfg->episode.stop_signal = sig;
 		return 0;
 	}
+	if (!strcmp(key, "cgroup")) {
+		const char *s;
+		int r = cfg_string(c, v, &s);
+		if (r < 0)
+			return r;
+		if (strcmp(s, "auto") && strcmp(s, "off"))
+			return cfg_fail(c, v, "expected auto or off, got \"%s\"", s);
+		cfg->episode.cgroup_off = !strcmp(s, "off");
+		return 0;
+	}
 	if (!strcmp(key, "labels")) {
 		kv_free(&cfg->episode.labels);
 		if (cfg_is_null(v))
@@ -726,6 +736,7 @@ json_t *config_to_json(const struct config *cfg)
 				    "stop_signal", signame(cfg->episode.stop_signal, sig, sizeof(sig)),
 				    "grace", duration_json(cfg->episode.grace_ns), "labels",
 				    kv_json(&cfg->episode.labels));
+	json_object_set_new(episode, "cgroup", json_string(cfg->episode.cgroup_off ? "off" : "auto"));
 
 	json_t *target;
 	if (cfg->target.pid > 0) {

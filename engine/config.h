@@ -50,6 +50,7 @@ struct config {
 		int stop_signal;
 		int64_t grace_ns;
 		struct kv_list labels;
+		bool cgroup_off; /* episode.cgroup: off (default auto) */
 	} episode;
 
 	struct {

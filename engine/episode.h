@@ -51,6 +51,7 @@ struct episode {
 	enum episode_status status;
 	json_t *host;
 	json_t *warnings; /* strings */
+	json_t *cgroup;   /* the episode's cgroups, for the manifest (borrowed) */
 	int64_t origin_ns; /* CLOCK_MONOTONIC when the target was released; 0 before */
 	int64_t end_ns;
 	int64_t wall_start_ns, wall_end_ns;

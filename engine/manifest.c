@@ -125,7 +125,7 @@ json_t *manifest_json(const struct episode *ep)
 		json_object_set_new(labels, cfg->episode.labels.items[i].key,
 				    json_string(cfg->episode.labels.items[i].value));
 
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:O, s:o, s:o, s:o, s:o, s:o, s:O, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:O, s:o, s:o, s:o, s:o, s:o, s:O, s:o, s:o}",
 			 "episode", cfg->episode.name, "status", episode_status_name(ep->status),
 			 "iopsample_version", IOPSAMPLE_VERSION, "config", config_to_json(cfg),
 			 "overrides", overrides, "labels", labels, "host", ep->host,
@@ -133,5 +133,6 @@ json_t *manifest_json(const struct episode *ep)
 			 "t_wall_end_ns", int_or_null(ended, ep->wall_end_ns), "duration_ns",
 			 int_or_null(started && ended, ep->end_ns - ep->origin_ns), "target",
 			 target_json(ep), "sources", sources_json(ep), "warnings", ep->warnings,
-			 "host_changes", host_settings_json());
+			 "host_changes", host_settings_json(), "cgroup",
+			 ep->cgroup ? json_incref(ep->cgroup) : json_null());
 }

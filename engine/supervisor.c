@@ -38,6 +38,17 @@
 #include "signames.h"
 #include "supervisor_state.h"
 
+/* Removes the episode's cgroups; what stays says so in the manifest. */
+static void remove_cgroup(struct supervisor *s)
+{
+	json_t *warnings = episode_cgroup_remove(&s->cgroup);
+	size_t i;
+	json_t *w;
+	json_array_foreach(warnings, i, w)
+		json_array_append(s->ep.warnings, w);
+	json_decref(warnings);
+}
+
 /* The manifest as the episode stands now, written in place of the last. */
 static int write_manifest(struct supervisor *s, struct errbuf *e)
 {
@@ -59,6 +70,7 @@ static void kill_tree(struct supervisor *s)
 {
 	s->phase = PHASE_KILL;
 	keeper_signal_tree(&s->keeper, SIGKILL);
+	episode_cgroup_kill(&s->cgroup); /* what escaped the tree, and forks racing the kill */
 	arm(s, clock_mono_ns() + KILL_RETRY_NS);
 }
 
@@ -460,6 +472,7 @@ static int finish(struct supervisor *s, int code)
 			s->ep.target.has_usage = true;
 		}
 	}
+	remove_cgroup(s); /* the keeper reaped everything: they are empty */
 	host_settings_restore(); /* before the manifest, which says whether it did */
 	if (!code)
 		code = exit_status(s);
@@ -490,6 +503,17 @@ int supervisor_run(struct config *cfg)
 	s.ep.src = calloc(cfg->nsources + 1, sizeof(*s.ep.src));
 	for (size_t i = 0; i < cfg->nsources; i++)
 		s.ep.src[i] = (struct source_run){.sc = &cfg->sources[i], .sock = -1, .cpu_ns = -1};
+
+	/* the episode's cgroups, before the sources are probed: the cgroup
+	 * source is there when they are */
+	if (attached(&s)) {
+		episode_cgroup_attach(&s.cgroup, cfg->target.pid);
+	} else {
+		json_t *swept = episode_cgroup_sweep();
+		episode_cgroup_make(&s.cgroup, cfg->episode.name, cfg->episode.cgroup_off);
+		json_object_set_new(s.cgroup.json, "removed_stale", swept);
+	}
+	s.ep.cgroup = s.cgroup.json;
 
 	if ((code = sources_probe(&s)))
 		goto out;
@@ -524,6 +548,8 @@ int supervisor_run(struct config *cfg)
 		log_error("%s", e.msg);
 		code = finish(&s, EX_OSERR);
 		goto out;
+	} else if (episode_cgroup_enter(&s.cgroup, s.ep.target.pid) < 0) {
+		episode_warn(&s.ep, "%s", s.cgroup.set.why);
 	}
 
 	if ((code = sources_start(&s))) {
@@ -540,6 +566,7 @@ int supervisor_run(struct config *cfg)
 	code = finish(&s, 0);
 out:
 	host_settings_restore();
+	remove_cgroup(&s); /* when the episode ended before its target ran */
 	for (size_t i = 0; i < s.ep.nsrc; i++) {
 		if (s.ep.src[i].sock >= 0)
 			close(s.ep.src[i].sock);
@@ -552,6 +579,7 @@ out:
 	close_if_open(s.pidfd);
 	json_decref(s.ep.host);
 	json_decref(s.ep.warnings);
+	episode_cgroup_free(&s.cgroup);
 	free(s.ep.src);
 	free(s.ep.dir);
 	return code;

@@ -275,11 +275,13 @@ void sources_final_rows(struct supervisor *s)
  * episode directory. */
 int sources_probe(struct supervisor *s)
 {
+	/* what is known of the target before it runs */
+	struct target_info t = {.pid = attached(s) ? s->ep.cfg->target.pid : 0, .cgroups = &s->cgroup.set};
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];
 		struct errbuf why;
 		json_t *details = json_object();
-		int r = src->sc->ops->probe(src->sc, details, &why);
+		int r = src->sc->ops->probe(src->sc, &t, details, &why);
 		if (r == 0 || json_object_size(details) == 0)
 			json_decref(details);
 		else
@@ -300,7 +302,7 @@ int sources_probe(struct supervisor *s)
 
 int sources_start(struct supervisor *s)
 {
-	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid};
+	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid, .cgroups = &s->cgroup.set};
 	bool started[s->ep.nsrc + 1]; /* not those the probe already ruled out */
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];

@@ -11,6 +11,7 @@
 
 #include "collector.h"
 #include "episode.h"
+#include "episode_cgroup.h"
 #include "keeper.h"
 
 /* how long a sampler may take to open its source, and to write its final row */
@@ -26,6 +27,7 @@ enum phase {
 struct supervisor {
 	struct episode ep;
 	struct keeper keeper; /* pid 0 when attached to target.pid */
+	struct episode_cgroup cgroup;
 	int sigfd, timerfd, pidfd;
 	enum phase phase;
 	bool stopping;     /* the tree was asked to stop */

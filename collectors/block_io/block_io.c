@@ -72,8 +72,10 @@ static int load(struct block_io_bpf **out, struct errbuf *why)
 
 /* The whole load, verifier included, then nothing kept; what it found
  * goes to the manifest's "ebpf" as for syscall_io's eBPF backend. */
-static int bio_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int bio_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+			struct errbuf *why)
 {
+	(void)t;
 	(void)sc;
 	struct block_io_bpf *skel;
 	json_t *facts = json_object();

@@ -207,8 +207,9 @@ int blk_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t
 	if (strcmp(key, "devices"))
 		return -ENOENT;
 	cfg->devs.n = 0;
-	cfg->chosen = true;
-	return cfg_each_name(c, value, key, "block device", add_named, cfg);
+	/* null: the default, as the resolved config writes it */
+	cfg->chosen = !cfg_is_null(value);
+	return cfg->chosen ? cfg_each_name(c, value, key, "block device", add_named, cfg) : 0;
 }
 
 void blk_config_describe(const void *priv, json_t *out)

@@ -56,7 +56,8 @@ json_t *blk_by_device(const struct blk_devices *d, json_t **dev);
 /* A block source's `devices` key, the same for every block source: the
  * devices given (each checked when the config is read: a name that is no
  * block device fails at its line and column), or, when the key is absent,
- * every whole disk at open. */
+ * every whole disk at open (as when it is null, which the resolved config
+ * writes for the default). */
 struct blk_config {
 	bool chosen;
 	struct blk_devices devs;

@@ -99,8 +99,10 @@ static void ds_close(void *state)
 	free(p);
 }
 
-static int ds_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int ds_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+			struct errbuf *why)
 {
+	(void)t;
 	(void)sc;
 	(void)manifest;
 	if (access(DISKSTATS, R_OK) < 0)

@@ -548,8 +548,10 @@ static int pe_sample(void *state, struct errbuf *why)
  * events (perf_event_paranoid 3, a container's seccomp profile) or counts
  * none of them says so before anything runs, and why for each event, with
  * the PMUs libpfm4 found. */
-static int pe_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int pe_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+			struct errbuf *why)
 {
+	(void)t;
 	const struct pe_config *cfg = sc->priv;
 	pid_t self = 0;
 	struct perf_event *p = pe_alloc(cfg, &self, 1);

@@ -112,8 +112,10 @@ static int measure(struct proc_io *p, uint64_t delta[IO_NFIELDS], unsigned *npro
 	return pio_tick_commit(&p->tree, p->obs, p->nobs, delta, nprocs);
 }
 
-static int proc_io_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int proc_io_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+			struct errbuf *why)
 {
+	(void)t;
 	(void)manifest;
 	(void)sc;
 	struct proc_io_counters c;

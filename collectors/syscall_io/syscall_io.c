@@ -108,8 +108,10 @@ static int probe_one(const struct sio_backend *b, const struct sio_config *cfg, 
  * never stops the target, and says why when it takes ptrace; it probes both
  * so that `iopsample probe` reports each. An explicit backend is probed
  * alone and is what runs, or the source cannot run. */
-static int sio_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int sio_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+			struct errbuf *why)
 {
+	(void)t;
 	struct sio_config *cfg = sc->priv;
 	cfg->run = NULL;
 	int r;

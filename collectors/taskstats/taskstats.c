@@ -296,8 +296,10 @@ static void ts_close_state(void *state)
 	free(p);
 }
 
-static int ts_probe(struct source_config *sc, json_t *manifest, struct errbuf *why)
+static int ts_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+			struct errbuf *why)
 {
+	(void)t;
 	(void)sc;
 	char v[16];
 	bool known = procfs_read(DELAYACCT_PATH, v, sizeof(v)) > 0;

@@ -8,7 +8,7 @@
 DOC=$TESTS/../docs/at-scale.md
 SCHEMAS=$TESTS/../schema
 NODE_DIR=$BUILD/node/node_modules
-SOURCES="proc_io syscall_io perf_event block_io diskstats taskstats"
+SOURCES="proc_io syscall_io perf_event block_io diskstats taskstats cgroup"
 
 # Two episodes: one zstd, one plain; labels that differ (vm-2 has no "run");
 # intervals the 50 ms grid splits (20 ms, 30 ms) and ones it holds whole.
@@ -33,6 +33,7 @@ sources:
   block_io: {interval: 10ms}
   diskstats: {interval: 10ms}
   taskstats: {interval: 30ms}
+  cgroup: {interval: 20ms}
 output: {compression: $compression}
 EOY
 	"$IOPSAMPLE" run "$WORK/e$n.yaml" --quiet >>"$WORK/run.log" 2>&1 || RUN_FAILED=$n

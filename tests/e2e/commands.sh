@@ -16,7 +16,20 @@ expect(h["kernel_release"] == os.uname().release, "kernel_release " + str(h["ker
 expect(h["cpu_count"] == os.cpu_count(), "cpu_count %s" % h["cpu_count"])
 expect(h["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "paranoid")
 s = p["sources"]
-expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats"], "sources %s" % list(s))
+expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup"], "sources %s" % list(s))
+# the cgroups, as /proc/self/mountinfo and /proc/self/cgroup say: the trial
+# episode cgroup made and gone again
+cg = p["cgroups"]
+mounts = {l.split()[4]: l.split(" - ")[1].split()[0] for l in open("/proc/self/mountinfo")}
+for hy in cg["hierarchies"]:
+    expect(mounts.get(hy["mount"]) == ("cgroup2" if hy["version"] == 2 else "cgroup"), "hierarchy %s" % hy)
+    expect(hy["writable"] == os.access(hy["mount"] + (hy["cgroup"] if hy["cgroup"] != "/" else ""), os.W_OK), "writable %s" % hy)
+v2 = [hy for hy in cg["hierarchies"] if hy["version"] == 2]
+expect(all(hy["pressure"] == os.path.exists(hy["mount"] + hy["cgroup"].rstrip("/") + "/cpu.pressure") for hy in v2), "pressure %s" % v2)
+expect(cg["system_pressure"] == os.path.exists("/proc/pressure/cpu"), "system_pressure")
+expect(cg["episode_cgroup"] and cg["reason"] is None, "root: a cgroup can be made: %s" % cg)
+expect(not any(os.path.exists(c["path"]) for c in cg["episode_cgroup"]), "the trial cgroup was left")
+expect(s["cgroup"]["status"] == "ok" and s["cgroup"]["available_in_deployment"], "cgroup %s" % s["cgroup"])
 # root, as in CI: the eBPF programs load; /proc/diskstats is anyone's
 expect(s["block_io"]["status"] == "ok" and s["block_io"]["ebpf"]["works"] and not s["block_io"]["available_in_deployment"], "block_io %s" % s["block_io"])
 expect(s["diskstats"]["status"] == "ok" and s["diskstats"]["available_in_deployment"], "diskstats %s" % s["diskstats"])

@@ -57,6 +57,7 @@ sources:
   block_io: {interval: 10ms, devices: [${LOOP#/dev/}]}
   diskstats: {interval: 10ms, devices: [${LOOP#/dev/}]}
   taskstats: {interval: 10ms}
+  cgroup: {interval: 10ms, devices: [${LOOP#/dev/}]}
 EOY
 	"$IOPSAMPLE" run "$WORK/all.yaml" --quiet &&
 		"$IOPSAMPLE" report "$WORK/episodes/all" -o "$WORK/all.html"

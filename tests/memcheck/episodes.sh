@@ -109,6 +109,21 @@ expect(ep.total("taskstats", "cpu_run_real_ns") > 0, "no CPU time")
 PY
 }
 
+# cgroup: the episode's cgroups made, read and removed; probe's trial one
+cgroup() {
+	episode cg "{cgroup: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+	memcheck probe >/dev/null || { echo "probe: exit $?"; return 1; }
+	quiet_logs || return 1
+	episode_py "$WORK/episodes/cg" <<'PY'
+import os
+from epi import expect
+expect(ep.manifest["status"] == "complete", "status")
+expect(ep.manifest["cgroup"]["made"], "no cgroup: %s" % ep.manifest["cgroup"])
+expect(not any(os.path.exists(c["path"]) for c in ep.manifest["cgroup"]["cgroups"]), "a cgroup left")
+expect(ep.total("cgroup", "cpu_usage_ns") > 0, "no CPU time")
+PY
+}
+
 syscall_io_unavailable() {
 	episode sio "{proc_io: {interval: 10ms}, syscall_io: {interval: 10ms, required: false, backend: ptrace}}" ||
 		{ echo "exit $?"; quiet_logs; return 1; }
@@ -178,6 +193,7 @@ check proc_io_episode_under_memcheck proc_io
 check perf_event_episode_under_memcheck perf_event
 check syscall_io_ebpf_episode_under_memcheck syscall_io_ebpf
 check taskstats_episode_under_memcheck taskstats
+check cgroup_episode_under_memcheck cgroup
 check syscall_io_ptrace_unavailable_under_memcheck syscall_io_unavailable
 check zstd_and_reading_commands_under_memcheck zstd_and_commands
 check sigterm_under_memcheck sigterm

@@ -196,7 +196,7 @@ TEST(unknown_keys_are_positioned_at_the_key)
 	bad(MINIMAL "sources:\n  proc_io:\n    intervl: 1s\n", "t.yaml:5:5",
 	    "unknown key \"intervl\" in sources.proc_io");
 	bad(MINIMAL "output: {level: 3}\n", "t.yaml:3:10", "unknown key \"level\" in output");
-	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io, syscall_io, perf_event, block_io, diskstats, taskstats)");
+	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io, syscall_io, perf_event, block_io, diskstats, taskstats, cgroup)");
 }
 
 TEST(wrong_types_are_positioned_at_the_value)
@@ -549,4 +549,35 @@ TEST(resolved_config_loads_back_the_same)
 	free(text);
 	json_decref(first);
 	json_decref(second);
+}
+
+/* The resolved config writes a block source's default devices as null, and
+ * loads back (the fuzzer's rule): null is the default, for every source
+ * with a devices key. */
+TEST(devices_null_is_the_default_and_loads_back)
+{
+	ok(MINIMAL "sources: {diskstats: {devices: null}, cgroup: {devices: ~}, block_io: {}}\n");
+	json_t *j = config_to_json(&cfg);
+	json_t *sources = json_object_get(j, "sources");
+	EXPECT(json_is_null(json_object_get(json_object_get(sources, "diskstats"), "devices")));
+	EXPECT(json_is_null(json_object_get(json_object_get(sources, "cgroup"), "devices")));
+	EXPECT(json_is_null(json_object_get(json_object_get(sources, "block_io"), "devices")));
+	char *text = json_dumps(j, 0); /* JSON is YAML */
+	json_decref(j);
+	config_free(&cfg);
+	ok(text);
+	free(text);
+	config_free(&cfg);
+}
+
+TEST(episode_cgroup_is_auto_or_off)
+{
+	ok(MINIMAL);
+	EXPECT(!cfg.episode.cgroup_off);
+	config_free(&cfg);
+	ok("episode: {name: ok, cgroup: off}\ntarget: {command: [true]}\n");
+	EXPECT(cfg.episode.cgroup_off);
+	config_free(&cfg);
+	bad("episode: {name: ok, cgroup: none}\ntarget: {command: [true]}\n", "t.yaml:1:29",
+	    "expected auto or off, got \"none\"");
 }

@@ -11,11 +11,28 @@ WORK=$(mktemp -d /tmp/iopsample-e2e.XXXXXX)
 IOWORK=$WORKLOADS/iowork
 TAG=iopsample-e2e-$$-$RANDOM
 
+# The empty cgroups of an iopsample that is gone (a test killed it
+# outright), as `iopsample run` and `probe` remove them: no test leaves one.
+# (a killed iopsample's keeper may still be reaping the tree: a few tries)
+sweep_cgroups() {
+	local d pid try left
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		left=0
+		for d in $(find /sys/fs/cgroup -maxdepth 6 -type d -name 'iopsample-*' 2>/dev/null); do
+			pid=${d##*-}
+			[ -d "/proc/$pid" ] || rmdir "$d" 2>/dev/null || left=1
+		done
+		[ $left = 0 ] && return
+		sleep 0.1
+	done
+}
+
 cleanup() {
 	local pids
 	pids=$(jobs -p)
 	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
 	pkill -9 -f "$TAG" 2>/dev/null
+	sweep_cgroups
 	rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -1,0 +1,645 @@
+/* cgroup: the episode's cgroup as production sees a workload, the numbers
+ * cAdvisor, systemd-cgtop, below and the kubelet export: CPU and
+ * throttling, memory (current, peak, anon, file, faults), block I/O per
+ * device, pressure stall time, processes.
+ *
+ * Deployable: every container platform keeps these for every workload
+ * whoever watches. The engine makes the cgroups and moves the target in
+ * (engine/episode_cgroup.c); this source reads them: each field from the
+ * first of its providers this host has (the v2 cgroup's file, else the v1
+ * hierarchy's), chosen at open and kept for the episode, each file kept
+ * open and read once a tick with pread. A field no provider gives is null
+ * in every row, with its reason in the manifest's null_fields. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg_files.h"
+#include "cgroupfs.h"
+#include "collector.h"
+#include "common/block_devices.h"
+
+enum field {
+	F_CPU_USAGE,
+	F_CPU_USER,
+	F_CPU_SYSTEM,
+	F_THROTTLED_PERIODS,
+	F_THROTTLED,
+	F_MEMORY,
+	F_MEMORY_PEAK,
+	F_ANON,
+	F_FILE,
+	F_PGFAULT,
+	F_PGMAJFAULT,
+	F_IO_READ_BYTES,
+	F_IO_WRITE_BYTES,
+	F_IO_READ_OPS,
+	F_IO_WRITE_OPS,
+	F_CPU_SOME,
+	F_CPU_FULL,
+	F_IO_SOME,
+	F_IO_FULL,
+	F_MEMORY_SOME,
+	F_MEMORY_FULL,
+	F_NPROCS,
+	NFIELDS
+};
+
+static const char *const field_names[NFIELDS] = {
+	"cpu_usage_ns",	 "cpu_user_ns",	   "cpu_system_ns", "throttled_periods", "throttled_ns",
+	"memory_bytes",	 "memory_peak_bytes", "anon_bytes",	  "file_bytes",	     "pgfault",
+	"pgmajfault",	 "io_read_bytes",	  "io_write_bytes", "io_read_ops",	     "io_write_ops",
+	"cpu_some_ns",	 "cpu_full_ns",	   "io_some_ns",	  "io_full_ns",	     "memory_some_ns",
+	"memory_full_ns", "nprocs",
+};
+
+/* levels, not changes */
+#define GAUGES ((1u << F_MEMORY) | (1u << F_MEMORY_PEAK) | (1u << F_ANON) | (1u << F_FILE) | (1u << F_NPROCS))
+
+/* The files read. */
+enum file {
+	CPU_STAT_V2,
+	CPUACCT_USAGE,
+	CPUACCT_USER,
+	CPUACCT_SYS,
+	CPU_STAT_V1,
+	MEM_CURRENT,
+	MEM_PEAK,
+	MEM_STAT,
+	IO_STAT_V2,
+	BLKIO_BYTES,
+	BLKIO_OPS,
+	PSI_CPU,
+	PSI_IO,
+	PSI_MEMORY,
+	TASKS,
+	NFILES
+};
+
+struct file_state {
+	int fd;
+	char *buf;
+	size_t cap;
+	bool ok; /* read this tick */
+	int version;
+	char *path; /* set: opened again for each read (v1's task lists are
+		       cached per open file) */
+};
+
+/* One way to get a field: a number in a file, under key (NULL: the whole
+ * file), times scale. */
+struct provider {
+	int role;           /* enum cgroup_role: whose directory */
+	const char *name;   /* the file there */
+	enum file file;
+	const char *key;
+	uint64_t scale;
+};
+
+static const struct {
+	enum field f;
+	struct provider p[3];
+} plan[] = {
+	{F_CPU_USAGE, {{CGR_V2, "cpu.stat", CPU_STAT_V2, "usage_usec", 1000}, {CGR_CPUACCT, "cpuacct.usage", CPUACCT_USAGE, NULL, 1}}},
+	{F_CPU_USER, {{CGR_V2, "cpu.stat", CPU_STAT_V2, "user_usec", 1000}, {CGR_CPUACCT, "cpuacct.usage_user", CPUACCT_USER, NULL, 1}}},
+	{F_CPU_SYSTEM, {{CGR_V2, "cpu.stat", CPU_STAT_V2, "system_usec", 1000}, {CGR_CPUACCT, "cpuacct.usage_sys", CPUACCT_SYS, NULL, 1}}},
+	{F_THROTTLED_PERIODS, {{CGR_V2, "cpu.stat", CPU_STAT_V2, "nr_throttled", 1}, {CGR_CPU, "cpu.stat", CPU_STAT_V1, "nr_throttled", 1}}},
+	{F_THROTTLED, {{CGR_V2, "cpu.stat", CPU_STAT_V2, "throttled_usec", 1000}, {CGR_CPU, "cpu.stat", CPU_STAT_V1, "throttled_time", 1}}},
+	{F_MEMORY, {{CGR_V2, "memory.current", MEM_CURRENT, NULL, 1}, {CGR_MEMORY, "memory.usage_in_bytes", MEM_CURRENT, NULL, 1}}},
+	{F_MEMORY_PEAK, {{CGR_V2, "memory.peak", MEM_PEAK, NULL, 1}, {CGR_MEMORY, "memory.max_usage_in_bytes", MEM_PEAK, NULL, 1}}},
+	{F_ANON, {{CGR_V2, "memory.stat", MEM_STAT, "anon", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_rss", 1}}},
+	{F_FILE, {{CGR_V2, "memory.stat", MEM_STAT, "file", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_cache", 1}}},
+	{F_PGFAULT, {{CGR_V2, "memory.stat", MEM_STAT, "pgfault", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_pgfault", 1}}},
+	{F_PGMAJFAULT, {{CGR_V2, "memory.stat", MEM_STAT, "pgmajfault", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_pgmajfault", 1}}},
+};
+
+struct cgroup_src {
+	const struct cgroup_set *set;
+	struct file_state file[NFILES];
+	const struct provider *use[NFIELDS]; /* the planned fields' provider, or NULL */
+	bool have[NFIELDS];
+	bool peak_resets;    /* the peak file starts again at each read's reset */
+	bool system_psi;     /* pressure from /proc/pressure: the whole host's */
+	bool io_v2;          /* io from io.stat, else from blkio */
+	bool tasks_listed;   /* nprocs: lines of a task list (no pids.current) */
+	uint64_t prev[NFIELDS];
+	struct blk_devices devs;
+	struct cg_io *io_prev, *io_cur; /* per device */
+	json_t *row, *dev[BLK_MAX_DEVICES];
+	json_t *null_fields, *warnings;
+	unsigned backwards; /* counters seen to go down: their cells null */
+};
+
+static int open_in(const struct cgroup_set *set, int role, const char *name)
+{
+	if (!*set->dir[role])
+		return -1;
+	char path[700];
+	snprintf(path, sizeof(path), "%s/%s", set->dir[role], name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Reads the whole file again from offset 0 into its buffer. A cgroup
+ * file is a seq_file, which prints from the start for any offset: one read
+ * into a buffer larger than the file, grown and read again when it was not. */
+static int reread(struct file_state *f)
+{
+	if (f->path) {
+		if (f->fd >= 0)
+			close(f->fd);
+		if ((f->fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+			return -errno;
+	}
+	size_t len = 0;
+	for (;;) {
+		if (len + 1 >= f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 4096;
+			char *b = realloc(f->buf, cap);
+			if (!b)
+				return -ENOMEM;
+			f->buf = b;
+			f->cap = cap;
+		}
+		ssize_t n = pread(f->fd, f->buf + len, f->cap - 1 - len, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		len += (size_t)n;
+		if (n == 0 || len + 1 < f->cap)
+			break; /* the end: a seq_file fills what it is given */
+	}
+	f->buf[len] = '\0';
+	return 0;
+}
+
+static bool provider_gives(struct cgroup_src *p, const struct provider *pr)
+{
+	struct file_state *f = &p->file[pr->file];
+	if (f->fd < 0) {
+		int fd = open_in(p->set, pr->role, pr->name);
+		if (fd < 0)
+			return false;
+		f->fd = fd;
+		f->version = pr->role == CGR_V2 ? 2 : 1;
+		if (reread(f) < 0) {
+			close(f->fd);
+			f->fd = -1;
+			return false;
+		}
+	} else if ((f->version == 2) != (pr->role == CGR_V2)) {
+		return false; /* the slot holds the other version's file */
+	}
+	uint64_t v;
+	return pr->key ? cg_keyed(f->buf, pr->key, &v) == 0 : cg_number(f->buf, &v) == 0;
+}
+
+static const char *why_not(const struct cgroup_src *p, enum field f)
+{
+	const struct cgroup_set *s = p->set;
+	switch (f) {
+	case F_THROTTLED_PERIODS:
+	case F_THROTTLED:
+		return "no cpu controller: neither the v2 cgroup has it nor a v1 cpu hierarchy";
+	case F_MEMORY_PEAK:
+		return "neither memory.peak (v2, Linux 5.19) nor memory.max_usage_in_bytes (v1)";
+	default:
+		break;
+	}
+	if (f >= F_MEMORY && f <= F_PGMAJFAULT)
+		return *s->dir[CGR_V2] && !*s->dir[CGR_MEMORY]
+			       ? "no memory controller: the v2 cgroup has none (a v2 mount without "
+				 "controllers, as on a hybrid host) and no v1 memory hierarchy"
+			       : "no memory controller for the episode's cgroup";
+	return "this host's cgroups do not count it";
+}
+
+/* ---- block I/O per device ---- */
+
+struct io_pass {
+	struct cgroup_src *p;
+	bool bytes; /* v1: which file */
+};
+
+static void io_one(void *arg, unsigned major, unsigned minor, const struct cg_io *io)
+{
+	struct io_pass *x = arg;
+	int i = blk_devices_find(&x->p->devs, major, minor);
+	if (i < 0)
+		return;
+	struct cg_io *c = &x->p->io_cur[i];
+	if (x->p->io_v2) {
+		*c = *io;
+	} else if (x->bytes) {
+		c->read_bytes = io->read_bytes, c->write_bytes = io->write_bytes;
+	} else {
+		c->read_ops = io->read_ops, c->write_ops = io->write_ops;
+	}
+}
+
+static int read_io(struct cgroup_src *p)
+{
+	memset(p->io_cur, 0, p->devs.n * sizeof(*p->io_cur));
+	struct io_pass x = {p, true};
+	if (p->io_v2)
+		return p->file[IO_STAT_V2].ok ? cg_io_stat(p->file[IO_STAT_V2].buf, io_one, &x) : -EIO;
+	int r = p->file[BLKIO_BYTES].ok ? cg_blkio_v1(p->file[BLKIO_BYTES].buf, true, io_one, &x) : -EIO;
+	x.bytes = false;
+	if (r == 0)
+		r = p->file[BLKIO_OPS].ok ? cg_blkio_v1(p->file[BLKIO_OPS].buf, false, io_one, &x) : -EIO;
+	return r;
+}
+
+/* v1 blkio counts a cgroup's bios on a device only while a throttle limit
+ * is set there (Linux 6.x: the throttle's counters are its own, kept when
+ * it has work): in the episode's own cgroup, a limit no device reaches on
+ * each selected disk turns the counting on. NULL, or what failed. */
+#define NO_LIMIT_BPS 1125899906842624ull /* 1 PiB/s */
+
+static const char *count_blkio(struct cgroup_src *p)
+{
+	static char note[1024];
+	if (!p->set->owned)
+		return "the attached process's v1 blkio cgroup is not iopsample's to set a limit in: "
+		       "its I/O counts only on devices where it has one";
+	static const char *const files[] = {"blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device"};
+	for (size_t i = 0; i < p->devs.n; i++) {
+		const struct blk_dev *d = &p->devs.dev[i];
+		if (d->disk[0])
+			continue; /* a partition: its disk is where limits are */
+		for (int f = 0; f < 2; f++) {
+			char path[700], rule[64];
+			snprintf(path, sizeof(path), "%s/%s", p->set->dir[CGR_BLKIO], files[f]);
+			int n = snprintf(rule, sizeof(rule), "%u:%u %llu", d->major, d->minor, NO_LIMIT_BPS);
+			int fd = open(path, O_WRONLY | O_CLOEXEC);
+			bool ok = fd >= 0 && write(fd, rule, (size_t)n) == n;
+			if (fd >= 0)
+				close(fd);
+			if (!ok) {
+				snprintf(note, sizeof(note), "%s: %s: the cgroup's I/O on %s may not be counted",
+					 path, strerror(errno), d->name);
+				return note;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* ---- the source ---- */
+
+/* 0 when the episode has a cgroup of some role to read. */
+static int has_cgroup(const struct target_info *t, struct errbuf *why)
+{
+	if (!t->cgroups)
+		return errbuf_set(why, ENOTSUP, "the episode has no cgroup");
+	for (int r = 0; r < CGR_NROLES; r++)
+		if (*t->cgroups->dir[r])
+			return 0;
+	return errbuf_set(why, ENOTSUP, "the episode has no cgroup: %s", t->cgroups->why);
+}
+
+static int cg_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
+		    struct errbuf *why)
+{
+	(void)sc;
+	(void)manifest;
+	return has_cgroup(t, why);
+}
+
+static void cg_close(void *state)
+{
+	struct cgroup_src *p = state;
+	if (!p)
+		return;
+	for (int i = 0; i < NFILES; i++) {
+		if (p->file[i].fd >= 0)
+			close(p->file[i].fd);
+		free(p->file[i].buf);
+		free(p->file[i].path);
+	}
+	free(p->io_prev);
+	free(p->io_cur);
+	free(p);
+}
+
+/* Reads every file open; one that fails leaves its fields null this row. */
+static void read_all_files(struct cgroup_src *p)
+{
+	for (int i = 0; i < NFILES; i++)
+		p->file[i].ok = p->file[i].fd >= 0 && reread(&p->file[i]) == 0;
+}
+
+static bool value_of(struct cgroup_src *p, enum field f, uint64_t *v)
+{
+	bool full = f == F_CPU_FULL || f == F_IO_FULL || f == F_MEMORY_FULL;
+	switch (f) {
+	case F_IO_READ_BYTES:
+	case F_IO_WRITE_BYTES:
+	case F_IO_READ_OPS:
+	case F_IO_WRITE_OPS:
+		return false; /* summed in sample() */
+	case F_CPU_SOME:
+	case F_CPU_FULL:
+	case F_IO_SOME:
+	case F_IO_FULL:
+	case F_MEMORY_SOME:
+	case F_MEMORY_FULL: {
+		enum file file = f <= F_CPU_FULL ? PSI_CPU : f <= F_IO_FULL ? PSI_IO : PSI_MEMORY;
+		uint64_t some, fullv;
+		bool have_full;
+		if (!p->file[file].ok || cg_pressure(p->file[file].buf, &some, &fullv, &have_full) < 0 ||
+		    (full && !have_full))
+			return false;
+		*v = (full ? fullv : some) * 1000;
+		return true;
+	}
+	case F_NPROCS:
+		if (!p->file[TASKS].ok)
+			return false;
+		if (p->tasks_listed)
+			return *v = cg_lines(p->file[TASKS].buf), true;
+		return cg_number(p->file[TASKS].buf, v) == 0;
+	default:
+		break;
+	}
+	const struct provider *pr = p->use[f];
+	if (!pr || !p->file[pr->file].ok)
+		return false;
+	const char *buf = p->file[pr->file].buf;
+	if ((pr->key ? cg_keyed(buf, pr->key, v) : cg_number(buf, v)) < 0)
+		return false;
+	*v *= pr->scale;
+	return true;
+}
+
+static bool peak_reset(int fd, bool v2)
+{
+	return v2 ? pwrite(fd, "reset\n", 6, 0) == 6 : pwrite(fd, "0\n", 2, 0) == 2;
+}
+
+/* The peak since the last read, where the kernel can reset it. */
+static void reset_peak(struct cgroup_src *p)
+{
+	if (p->peak_resets)
+		peak_reset(p->file[MEM_PEAK].fd, p->file[MEM_PEAK].version == 2);
+}
+
+static void put_row(struct cgroup_src *p, bool baseline)
+{
+	read_all_files(p);
+	uint64_t now[NFIELDS] = {0};
+	bool ok[NFIELDS] = {0};
+	for (int f = 0; f < NFIELDS; f++)
+		ok[f] = p->have[f] && value_of(p, f, &now[f]);
+	reset_peak(p);
+	/* block I/O: over the selected devices, each counted once */
+	bool io_ok = p->have[F_IO_READ_BYTES] && read_io(p) == 0;
+	for (size_t i = 0; i < p->devs.n; i++) {
+		struct cg_io d = {0}, *c = &p->io_cur[i], *o = &p->io_prev[i];
+		bool dev_ok = io_ok && !p->devs.dev[i].disk[0];
+		if (dev_ok) {
+			/* a device gone from the file was reset (its disk went) */
+			d.read_bytes = c->read_bytes >= o->read_bytes ? c->read_bytes - o->read_bytes : c->read_bytes;
+			d.write_bytes = c->write_bytes >= o->write_bytes ? c->write_bytes - o->write_bytes : c->write_bytes;
+			d.read_ops = c->read_ops >= o->read_ops ? c->read_ops - o->read_ops : c->read_ops;
+			d.write_ops = c->write_ops >= o->write_ops ? c->write_ops - o->write_ops : c->write_ops;
+			*o = *c;
+			if (p->devs.dev[i].in_totals) {
+				now[F_IO_READ_BYTES] += d.read_bytes;
+				now[F_IO_WRITE_BYTES] += d.write_bytes;
+				now[F_IO_READ_OPS] += d.read_ops;
+				now[F_IO_WRITE_OPS] += d.write_ops;
+			}
+		}
+		if (baseline)
+			continue;
+		json_t *o2 = p->dev[i];
+		json_object_set_new(o2, "read_bytes", dev_ok ? json_integer((json_int_t)d.read_bytes) : json_null());
+		json_object_set_new(o2, "write_bytes", dev_ok ? json_integer((json_int_t)d.write_bytes) : json_null());
+		json_object_set_new(o2, "read_ops", dev_ok ? json_integer((json_int_t)d.read_ops) : json_null());
+		json_object_set_new(o2, "write_ops", dev_ok ? json_integer((json_int_t)d.write_ops) : json_null());
+	}
+	for (int f = F_IO_READ_BYTES; f <= F_IO_WRITE_OPS; f++)
+		ok[f] = io_ok;
+	for (int f = 0; f < NFIELDS; f++) {
+		bool gauge = GAUGES & (1u << f);
+		bool io = f >= F_IO_READ_BYTES && f <= F_IO_WRITE_OPS;
+		bool counter = !gauge && !io;
+		bool backwards = ok[f] && counter && now[f] < p->prev[f];
+		if (!baseline) {
+			json_int_t v = (json_int_t)(counter ? now[f] - p->prev[f] : now[f]);
+			json_object_set_new(p->row, field_names[f],
+					    ok[f] && !backwards ? json_integer(v) : json_null());
+			if (backwards && !p->backwards++)
+				json_array_append_new(p->warnings,
+						      json_sprintf("%s went down (from %llu to %llu): the cell is "
+								   "null in each row where a counter does",
+								   field_names[f], (unsigned long long)p->prev[f],
+								   (unsigned long long)now[f]));
+		}
+		if (ok[f] && counter)
+			p->prev[f] = now[f];
+	}
+}
+
+static int cg_open(const struct source_config *sc, const struct target_info *t, json_t *row,
+		   json_t *manifest, void **state, struct errbuf *why)
+{
+	int r = has_cgroup(t, why);
+	if (r < 0)
+		return r;
+	struct cgroup_src *p = calloc(1, sizeof(*p));
+	if (!p)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	for (int i = 0; i < NFILES; i++)
+		p->file[i].fd = -1;
+	p->set = t->cgroups;
+	p->row = row;
+	p->null_fields = json_object();
+	p->warnings = json_array();
+
+	/* the devices, as diskstats and block_io choose them */
+	if ((r = blk_config_devices(sc->priv, &p->devs, why)) < 0) {
+		cg_close(p);
+		return r;
+	}
+	p->io_prev = calloc(p->devs.n + 1, sizeof(*p->io_prev));
+	p->io_cur = calloc(p->devs.n + 1, sizeof(*p->io_cur));
+	if (!p->io_prev || !p->io_cur) {
+		cg_close(p);
+		return errbuf_set(why, ENOMEM, "out of memory");
+	}
+
+	/* the planned fields: each from its first provider here */
+	for (size_t i = 0; i < sizeof(plan) / sizeof(plan[0]); i++) {
+		for (const struct provider *pr = plan[i].p; pr->name; pr++)
+			if (provider_gives(p, pr)) {
+				p->use[plan[i].f] = pr;
+				p->have[plan[i].f] = true;
+				break;
+			}
+	}
+	/* the peak since the last read: v2 resets it for one open file (Linux
+	 * 6.12 on), v1 for every reader, so only in a cgroup of our own */
+	if (p->have[F_MEMORY_PEAK]) {
+		const struct provider *pr = p->use[F_MEMORY_PEAK];
+		if (pr->role == CGR_V2 || p->set->owned) {
+			char path[700];
+			snprintf(path, sizeof(path), "%s/%s", p->set->dir[pr->role], pr->name);
+			int rw = open(path, O_RDWR | O_CLOEXEC);
+			if (rw >= 0 && peak_reset(rw, pr->role == CGR_V2)) {
+				close(p->file[MEM_PEAK].fd);
+				p->file[MEM_PEAK].fd = rw;
+				p->peak_resets = true;
+			} else if (rw >= 0) {
+				close(rw);
+			}
+		}
+		if (!p->peak_resets) { /* it cannot tell: the current value */
+			p->use[F_MEMORY_PEAK] = p->use[F_MEMORY];
+			p->have[F_MEMORY_PEAK] = p->have[F_MEMORY];
+		}
+	}
+	/* block I/O: v2 io.stat, else v1 blkio's counters of bios */
+	int io_fd = open_in(p->set, CGR_V2, "io.stat");
+	if (io_fd >= 0 && (p->set->v2_controllers & CG_IO)) {
+		p->file[IO_STAT_V2] = (struct file_state){.fd = io_fd, .version = 2};
+		p->io_v2 = true;
+	} else {
+		if (io_fd >= 0)
+			close(io_fd);
+		int b = open_in(p->set, CGR_BLKIO, "blkio.throttle.io_service_bytes_recursive");
+		int o = open_in(p->set, CGR_BLKIO, "blkio.throttle.io_serviced_recursive");
+		if (b >= 0 && o >= 0) {
+			p->file[BLKIO_BYTES] = (struct file_state){.fd = b, .version = 1};
+			p->file[BLKIO_OPS] = (struct file_state){.fd = o, .version = 1};
+		} else {
+			if (b >= 0)
+				close(b);
+			if (o >= 0)
+				close(o);
+		}
+	}
+	const char *io_note = NULL;
+	if (!p->io_v2 && p->file[BLKIO_BYTES].fd >= 0)
+		io_note = count_blkio(p);
+	bool have_io = p->file[IO_STAT_V2].fd >= 0 || p->file[BLKIO_BYTES].fd >= 0;
+	for (int f = F_IO_READ_BYTES; f <= F_IO_WRITE_OPS; f++)
+		p->have[f] = have_io;
+	/* pressure: the v2 cgroup's own, else the host's */
+	static const char *const psi[] = {"cpu.pressure", "io.pressure", "memory.pressure"};
+	int got = 0;
+	for (int i = 0; i < 3; i++) {
+		int fd = open_in(p->set, CGR_V2, psi[i]);
+		if (fd >= 0) {
+			p->file[PSI_CPU + i] = (struct file_state){.fd = fd, .version = 2};
+			got++;
+		}
+	}
+	if (!got) {
+		static const char *const host[] = {"/proc/pressure/cpu", "/proc/pressure/io", "/proc/pressure/memory"};
+		for (int i = 0; i < 3; i++) {
+			int fd = open(host[i], O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				p->file[PSI_CPU + i] = (struct file_state){.fd = fd, .version = 1};
+				got++;
+			}
+		}
+		p->system_psi = got > 0;
+	}
+	for (int f = F_CPU_SOME; f <= F_MEMORY_FULL; f++)
+		p->have[f] = p->file[PSI_CPU + (f - F_CPU_SOME) / 2].fd >= 0;
+	/* tasks: the pids controller's count, kept by the kernel as tasks come
+	 * and go; else a list of them, whose reading grows with the cgroup */
+	const char *tasks_from = NULL;
+	json_t *nprocs_path = NULL;
+	static const struct {
+		int role;
+		const char *name;
+		bool listed, reopen;
+	} tasks[] = {
+		{CGR_V2, "pids.current", false, false},
+		{CGR_PIDS, "pids.current", false, false},
+		{CGR_V2, "cgroup.threads", true, false},
+		{CGR_PIDS, "tasks", true, true},
+		{CGR_MEMORY, "tasks", true, true},
+	};
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]) && !tasks_from; i++) {
+		int fd = open_in(p->set, tasks[i].role, tasks[i].name);
+		if (fd < 0)
+			continue;
+		struct file_state *f = &p->file[TASKS];
+		*f = (struct file_state){.fd = fd};
+		if (tasks[i].reopen && asprintf(&f->path, "%s/%s", p->set->dir[tasks[i].role], tasks[i].name) < 0)
+			f->path = NULL;
+		p->tasks_listed = tasks[i].listed;
+		tasks_from = tasks[i].name;
+		nprocs_path = json_sprintf("%s/%s", p->set->dir[tasks[i].role], tasks[i].name);
+	}
+	p->have[F_NPROCS] = tasks_from != NULL;
+
+	/* the row's keys, fixed from here on; the baseline */
+	for (int f = 0; f < NFIELDS; f++)
+		json_object_set_new(row, field_names[f], json_null());
+	json_t *by = blk_by_device(&p->devs, p->dev);
+	json_object_set_new(row, "by_device", by);
+	put_row(p, true);
+	for (int f = 0; f < NFIELDS; f++) {
+		bool full = f == F_CPU_FULL || f == F_IO_FULL || f == F_MEMORY_FULL;
+		uint64_t v;
+		if (p->have[f] && full && !value_of(p, f, &v))
+			p->have[f] = false; /* a pressure file without a full line */
+		if (!p->have[f])
+			json_object_set_new(p->null_fields, field_names[f],
+					    json_string(f >= F_IO_READ_BYTES && f <= F_IO_WRITE_OPS
+								? "no io controller: neither the v2 cgroup's io.stat nor v1 blkio"
+							: f >= F_CPU_SOME && f <= F_MEMORY_FULL
+								? (full && got ? "this kernel's pressure file has no full line"
+									      : "no pressure file: neither the cgroup's nor /proc/pressure (CONFIG_PSI)")
+							: f == F_NPROCS ? "neither pids.current nor a task list to read"
+									: why_not(p, f)));
+	}
+
+	json_t *used = json_object();
+	for (int f = 0; f < NFIELDS; f++)
+		if (p->use[f])
+			json_object_set_new(used, field_names[f],
+					    json_sprintf("%s/%s", p->set->dir[p->use[f]->role], p->use[f]->name));
+	if (nprocs_path)
+		json_object_set_new(used, "nprocs", nprocs_path);
+	json_object_set_new(manifest, "read_from", used);
+	json_object_set_new(manifest, "io_counted_by", json_string(p->io_v2 ? "io.stat" : have_io ? "blkio.throttle" : "none"));
+	if (io_note)
+		json_array_append_new(p->warnings, json_string(io_note));
+	json_object_set_new(manifest, "pressure_scope", json_string(!got ? "none" : p->system_psi ? "system" : "cgroup"));
+	json_object_set_new(manifest, "memory_peak", json_string(p->peak_resets ? "since the previous row" : "the current value"));
+	json_object_set_new(manifest, "devices", blk_devices_json(&p->devs));
+	json_object_set_new(manifest, "null_fields", p->null_fields);
+	json_object_set_new(manifest, "warnings", p->warnings);
+	*state = p;
+	return 0;
+}
+
+static int cg_sample(void *state, struct errbuf *why)
+{
+	(void)why;
+	put_row(state, false);
+	return 0;
+}
+
+const struct collector_ops cgroup_ops = {
+	.name = "cgroup",
+	.available_in_deployment = true,
+	.priv_size = sizeof(struct blk_config),
+	.parse_key = blk_config_parse,
+	.describe = blk_config_describe,
+	.probe = cg_probe,
+	.open = cg_open,
+	.sample = cg_sample,
+	.close = cg_close,
+};

@@ -1,0 +1,56 @@
+/* The episode's own cgroup: what production sees of a workload.
+ *
+ * For a launched target, iopsample makes a cgroup named
+ * iopsample-<episode>-<its own pid> under the cgroup it runs in, in
+ * the v2 hierarchy (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid
+ * host) and, for what v2 does not give it, in the v1 hierarchies (cpuacct
+ * when there is no v2, cpu for throttling, memory, blkio), and moves the
+ * target into them while it waits at the start barrier: its first
+ * instruction runs inside, and so does every process it starts, a daemon
+ * that leaves the process tree included. A child of iopsample's own cgroup
+ * keeps the limits it runs under (a container's, a CI job's).
+ *
+ * When the episode ends, what is left in it is stopped with the tree
+ * (cgroup.kill, where v2 has it, at the SIGKILL), and once the keeper has
+ * reaped everything the cgroups are removed. If iopsample itself is
+ * SIGKILLed, the next `iopsample run` or `iopsample probe` removes the
+ * empty ones whose iopsample is gone. An attached target (target.pid) is
+ * moved nowhere: the source reads the cgroups it is in. */
+#ifndef IOPSAMPLE_EPISODE_CGROUP_H
+#define IOPSAMPLE_EPISODE_CGROUP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cgroupfs.h"
+
+struct episode_cgroup {
+	struct cgroup_set set;
+	bool made[CGR_NROLES]; /* directories made here, to remove */
+	json_t *json;          /* the manifest's "cgroup" */
+};
+
+/* Makes the episode's cgroups (off: none, said so). What could not be made
+ * is said in cg->json and cg->set.why, and is no error: the cgroup source
+ * is then unavailable, with that reason. */
+void episode_cgroup_make(struct episode_cgroup *cg, const char *episode, bool off);
+/* The cgroups process pid is in, read, not made (target.pid). */
+void episode_cgroup_attach(struct episode_cgroup *cg, pid_t pid);
+/* Moves pid (the target, waiting at the barrier) into every cgroup made.
+ * 0, or -errno after taking them down again and saying why in cg. */
+int episode_cgroup_enter(struct episode_cgroup *cg, pid_t pid);
+/* Kills every process left in the v2 cgroup (cgroup.kill), when the kernel
+ * has it; false when it does not. */
+bool episode_cgroup_kill(const struct episode_cgroup *cg);
+/* Removes the cgroups made, once they are empty; what could not be
+ * removed is returned as warnings (an array, or NULL). */
+json_t *episode_cgroup_remove(struct episode_cgroup *cg);
+void episode_cgroup_free(struct episode_cgroup *cg);
+
+/* Removes the empty iopsample cgroups, beside where this process's would
+ * go, whose iopsample is gone (killed outright). Returns the paths removed
+ * (an array). */
+json_t *episode_cgroup_sweep(void);
+
+#endif

@@ -1,0 +1,234 @@
+# The episode's own cgroup and the cgroup source: memory, CPU and block I/O
+# against a workload that counts what it does, pressure, a daemon that
+# leaves the process tree, the cgroups removed on every path (SIGKILL of
+# iopsample included, by the next probe), episode.cgroup: off and a host
+# where no cgroup can be made, and an attached process's own cgroups.
+#
+# No test leaves a cgroup behind: the cgroups each episode made are checked
+# gone, and whatever iopsample-* cgroup of this script's episodes is left
+# is removed at exit, pass or fail.
+. "$(dirname "$0")/lib/common.sh"
+
+CGWORK=$WORKLOADS/cgwork
+IMG=$WORK/disk.img
+LOOP_FILE=$WORK/loop
+
+cg_cleanup() {
+	local d
+	# the episodes' names all start with cgt-
+	for d in $(find /sys/fs/cgroup -maxdepth 4 -type d -name 'iopsample-cgt-*' 2>/dev/null); do
+		rmdir "$d" 2>/dev/null
+	done
+	[ -s "$LOOP_FILE" ] && losetup -d "$(cat "$LOOP_FILE")" 2>/dev/null
+	cleanup
+}
+trap cg_cleanup EXIT
+
+loop_device() {
+	[ -s "$LOOP_FILE" ] && return 0
+	truncate -s 64M "$IMG" && losetup -f --show "$IMG" >"$LOOP_FILE"
+}
+
+# episode NAME SOURCES_YAML COMMAND...
+episode() {
+	local name=$1 sources=$2
+	shift 2
+	local argv
+	argv=$(printf '"%s", ' "$@")
+	cat >"$WORK/$name.yaml" <<EOY
+episode: {name: $name, output_dir: $WORK/episodes}
+target: {command: [${argv%, }], stdout: file}
+sources: $sources
+EOY
+	"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet
+}
+
+# the cgroups an episode made are gone
+cgroups_gone() { # EPISODE_DIR
+	episode_py "$1" <<'PY'
+import os
+from epi import expect
+cg = ep.manifest["cgroup"]
+left = [c["path"] for c in cg["cgroups"] if os.path.exists(c["path"])]
+expect(not left, "cgroups left behind: %s" % left)
+PY
+}
+
+uses() {
+	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; }
+	loop_device || return 1
+	local dev
+	dev=$(cat "$LOOP_FILE")
+	episode cgt-use "{cgroup: {interval: 20ms, devices: [$(basename "$dev")]}}" \
+		"$CGWORK" use 64 "$dev" 4194304 || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/cgt-use" <<'PY' || return 1
+from epi import expect
+w = ep.target_report()
+rows = ep.rows["cgroup"]
+s = ep.manifest["sources"]["cgroup"]
+cg = ep.manifest["cgroup"]
+expect(cg["made"] and not cg["attached"] and cg["setting"] == "auto", "cgroup %s" % cg)
+expect(all("iopsample-cgt-use-" in c["path"] for c in cg["cgroups"]), "names %s" % cg["cgroups"])
+anon = max(r["anon_bytes"] for r in rows)
+expect(abs(anon - w["anon_bytes"]) <= 1 << 20, "anon_bytes peaked at %d, the workload touched %d" % (anon, w["anon_bytes"]))
+cpu = ep.total("cgroup", "cpu_usage_ns")
+expect(abs(cpu - w["cpu_ns"]) <= 0.05 * w["cpu_ns"], "cpu_usage_ns %d, the tree's getrusage %d" % (cpu, w["cpu_ns"]))
+wrote = ep.total("cgroup", "io_write_bytes")
+expect(wrote == w["written"], "io_write_bytes %d, the workload wrote %d with O_DIRECT (%s)" % (wrote, w["written"], s["io_counted_by"]))
+dev = list(rows[0]["by_device"])[0]
+expect(sum(r["by_device"][dev]["write_bytes"] for r in rows) == wrote, "by_device")
+# tasks: the workload's main thread, its 3 burners and its child at once
+expect(max(r["nprocs"] for r in rows) == 5, "nprocs up to %d, the workload ran 5 tasks at once" % max(r["nprocs"] for r in rows))
+expect(max(r["memory_peak_bytes"] for r in rows) >= anon, "memory_peak_bytes below anon_bytes")
+print("anon_bytes up to %d of %d touched; cpu_usage_ns %d, getrusage %d; io_write_bytes %d as written, by %s; peak %s"
+      % (anon, w["anon_bytes"], cpu, w["cpu_ns"], wrote, s["io_counted_by"], s["memory_peak"]))
+PY
+	cgroups_gone "$WORK/episodes/cgt-use"
+}
+
+# more runnable threads than CPUs wait for one: the cgroup's own pressure
+pressure() {
+	local threads=$(($(nproc) + 1))
+	episode cgt-spin "{cgroup: {interval: 50ms}}" "$CGWORK" spin $threads 400 ||
+		{ echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/cgt-spin" <<'PY' || return 1
+from epi import expect
+s = ep.manifest["sources"]["cgroup"]
+some = ep.total("cgroup", "cpu_some_ns")
+expect(s["pressure_scope"] in ("cgroup", "system"), "pressure_scope %s" % s["pressure_scope"])
+expect(some > 0, "cpu_some_ns 0 with %d threads spinning on fewer CPUs" % ep.target_report()["threads"])
+print("%d threads: cpu_some_ns %d (%s pressure)" % (ep.target_report()["threads"], some, s["pressure_scope"]))
+PY
+	cgroups_gone "$WORK/episodes/cgt-spin"
+}
+
+# A daemon double-forks away from the target and writes 1 MiB once its
+# parent is gone; the target exits, leaving it: the cgroup counts its bytes,
+# and it is stopped at the end as any leftover is.
+daemon() {
+	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; }
+	loop_device || return 1
+	local dev
+	dev=$(cat "$LOOP_FILE")
+	episode cgt-daemon "{cgroup: {interval: 20ms, devices: [$(basename "$dev")]}, proc_io: {interval: 20ms}}" \
+		"$CGWORK" daemon "$dev" 1048576 "$WORK/hold" || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/cgt-daemon" <<'PY' || return 1
+from epi import expect
+w = ep.target_report()
+t = ep.manifest["target"]
+wrote = ep.total("cgroup", "io_write_bytes")
+expect(wrote == w["daemon_written"], "io_write_bytes %d, the daemon wrote %d" % (wrote, w["daemon_written"]))
+expect(t["leftover_processes"] >= 1 and any("left 1 process" in x for x in ep.manifest["warnings"]),
+       "the daemon was not reported: %s %s" % (t["leftover_processes"], ep.manifest["warnings"]))
+print("the daemon wrote %d after its parent exited: io_write_bytes %d; %d leftover stopped" % (w["daemon_written"], wrote, t["leftover_processes"]))
+PY
+	[ "$(alive_named cgwork)" = 0 ] || { echo "the daemon still runs"; return 1; }
+	cgroups_gone "$WORK/episodes/cgt-daemon"
+}
+
+# iopsample SIGKILLed mid-episode: its keeper takes the tree down, the
+# cgroups stay, empty; the next probe removes them.
+stale() {
+	cat >"$WORK/cgt-stale.yaml" <<EOY
+episode: {name: cgt-stale, output_dir: $WORK/episodes}
+target: {command: [$IOWORK, --sleep-ms, "30000", --tag, $TAG]}
+sources: {cgroup: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/cgt-stale.yaml" --quiet &
+	local pid=$! paths
+	wait_until 5 grep -q '"status": "running"' "$WORK/episodes/cgt-stale/manifest.json" 2>/dev/null ||
+		{ echo "the episode did not start"; return 1; }
+	wait_until 5 grep -q iopsample-cgt-stale "$WORK/episodes/cgt-stale/manifest.json" ||
+		{ echo "no cgroup in the manifest"; return 1; }
+	paths=$("$PY" -c 'import json, sys; print(" ".join(c["path"] for c in json.load(open(sys.argv[1]))["cgroup"]["cgroups"]))' \
+		"$WORK/episodes/cgt-stale/manifest.json")
+	kill -KILL $pid
+	wait $pid
+	wait_untagged 5 || { echo "the target outlived iopsample"; return 1; }
+	local p
+	for p in $paths; do [ -d "$p" ] || { echo "$p went with iopsample: nothing to test"; return 1; }; done
+	"$IOPSAMPLE" probe >"$WORK/probe.json" || { echo "probe: exit $?"; return 1; }
+	for p in $paths; do [ ! -d "$p" ] || { echo "$p left after probe"; return 1; }; done
+	"$PY" - "$WORK/probe.json" $paths <<'PY'
+import json, sys
+removed = json.load(open(sys.argv[1]))["cgroups"]["removed_stale"]
+assert sorted(removed) == sorted(sys.argv[2:]), (removed, sys.argv[2:])
+print("probe removed %d stale cgroups" % len(removed))
+PY
+}
+
+# No cgroup for the episode: the source is unavailable, with the reason;
+# exit 77 only when it is required.
+off() {
+	cat >"$WORK/cgt-off.yaml" <<EOY
+episode: {name: cgt-off, output_dir: $WORK/episodes, cgroup: off}
+target: {command: [true]}
+sources: {cgroup: {required: false}, proc_io: {}}
+EOY
+	"$IOPSAMPLE" run "$WORK/cgt-off.yaml" --quiet || { echo "optional: exit $?"; return 1; }
+	episode_py "$WORK/episodes/cgt-off" <<'PY' || return 1
+from epi import expect
+s, cg = ep.manifest["sources"]["cgroup"], ep.manifest["cgroup"]
+expect(s["status"] == "unavailable" and "episode.cgroup is off" in s["error"], "cgroup source %s" % s)
+expect(not cg["made"] and cg["cgroups"] == [] and cg["setting"] == "off", "cgroup %s" % cg)
+expect(ep.manifest["config"]["episode"]["cgroup"] == "off", "config")
+PY
+	local out rc
+	sed -i 's/cgroup: {required: false}/cgroup: {}/; s/name: cgt-off,/name: cgt-off2,/' "$WORK/cgt-off.yaml"
+	out=$("$IOPSAMPLE" run "$WORK/cgt-off.yaml" 2>&1)
+	rc=$?
+	[ $rc = 77 ] && [[ "$out" == *"cgroup"*"episode.cgroup is off"* ]] && [ ! -e "$WORK/episodes/cgt-off2" ] ||
+		{ echo "required: exit $rc: $out"; return 1; }
+}
+
+nobody() {
+	local dir out rc
+	dir=$(unprivileged_dir cgnobody) || return 1
+	cat >"$dir/n.yaml" <<EOY
+episode: {name: cgt-nobody, output_dir: $dir/episodes}
+target: {command: [true]}
+sources: {cgroup: {required: false}, proc_io: {}}
+EOY
+	as_nobody "$dir/iopsample" run "$dir/n.yaml" --quiet || { echo "optional: exit $?"; return 1; }
+	episode_py "$dir/episodes/cgt-nobody" <<'PY' || return 1
+from epi import expect
+s, cg = ep.manifest["sources"]["cgroup"], ep.manifest["cgroup"]
+expect(s["status"] == "unavailable" and "no cgroup" in s["error"], "cgroup source %s" % s)
+expect(not cg["made"] and any("Permission denied" in v for v in cg["missing"].values()), "cgroup %s" % cg)
+print("as nobody: %s" % s["error"])
+PY
+	sed -i 's/cgroup: {required: false}/cgroup: {}/; s/name: cgt-nobody,/name: cgt-nobody2,/' "$dir/n.yaml"
+	out=$(as_nobody "$dir/iopsample" run "$dir/n.yaml" 2>&1)
+	rc=$?
+	[ $rc = 77 ] && [ ! -e "$dir/episodes/cgt-nobody2" ] || { echo "required: exit $rc: $out"; return 1; }
+}
+
+# target.pid: nothing made or moved; the process's own cgroups are read
+attached() {
+	"$IOWORK" --sleep-ms 30000 --tag "$TAG" >/dev/null &
+	local victim=$!
+	cat >"$WORK/cgt-att.yaml" <<EOY
+episode: {name: cgt-att, output_dir: $WORK/episodes, duration: 300ms}
+target: {pid: $victim}
+sources: {cgroup: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/cgt-att.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	kill -0 $victim 2>/dev/null || { echo "the attached process did not survive"; return 1; }
+	episode_py "$WORK/episodes/cgt-att" "$victim" <<'PY'
+from epi import expect
+cg, s = ep.manifest["cgroup"], ep.manifest["sources"]["cgroup"]
+expect(cg["attached"] and cg["setting"] == "attached" and not cg["made"], "cgroup %s" % cg)
+expect(all("iopsample-" not in c["path"] for c in cg["cgroups"]), "it made one: %s" % cg["cgroups"])
+expect(s["status"] == "ok" and len(ep.rows["cgroup"]) >= 4, "source %s" % s)
+expect(s["memory_peak"] == "the current value" or "unified" in str(s["read_from"].get("memory_peak_bytes")),
+       "it reset the peak of a cgroup not its own: %s" % s["memory_peak"])
+PY
+}
+
+check cgroup_counts_memory_cpu_and_io_as_the_workload_did uses
+check cgroup_pressure_of_more_threads_than_cpus pressure
+check cgroup_counts_a_daemon_that_left_the_tree daemon
+check cgroup_left_by_a_killed_iopsample_is_removed_by_probe stale
+check cgroup_off_makes_the_source_unavailable off
+check cgroup_unavailable_where_none_can_be_made nobody
+check cgroup_of_an_attached_process_is_read_not_made attached
