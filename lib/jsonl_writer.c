@@ -10,6 +10,147 @@
 #include <unistd.h>
 
 #include "fdutil.h"
+#include "numfmt.h"
+
+/* ---- the encoder ---- */
+
+struct out {
+	char *p;
+	size_t cap, len; /* len counts what did not fit too */
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->len + n <= o->cap)
+		memcpy(o->p + o->len, s, n);
+	o->len += n;
+}
+
+static void put_c(struct out *o, char c)
+{
+	if (o->len < o->cap)
+		o->p[o->len] = c;
+	o->len++;
+}
+
+/* jansson's escapes: the backslash, the quote and control characters;
+ * UTF-8 as it is (its strings are valid UTF-8 by construction) */
+static void put_string(struct out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	put_c(o, '"');
+	size_t from = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(o, s + from, i - from);
+		from = i + 1;
+		char esc[6] = {'\\', 0};
+		switch (c) {
+		case '"': esc[1] = '"'; put(o, esc, 2); break;
+		case '\\': esc[1] = '\\'; put(o, esc, 2); break;
+		case '\b': esc[1] = 'b'; put(o, esc, 2); break;
+		case '\f': esc[1] = 'f'; put(o, esc, 2); break;
+		case '\n': esc[1] = 'n'; put(o, esc, 2); break;
+		case '\r': esc[1] = 'r'; put(o, esc, 2); break;
+		case '\t': esc[1] = 't'; put(o, esc, 2); break;
+		default:
+			esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
+			put(o, esc, 6);
+		}
+	}
+	put(o, s + from, n - from);
+	put_c(o, '"');
+}
+
+/* jansson's jsonp_dtostr: %.17g, a ".0" when it reads as an integer, the
+ * exponent without its + and leading zeros */
+static void put_real(struct out *o, double v)
+{
+	char b[48];
+	int n = snprintf(b, sizeof(b) - 3, "%.17g", v);
+	if (n < 0)
+		return;
+	if (!strchr(b, '.') && !strchr(b, 'e'))
+		b[n++] = '.', b[n++] = '0', b[n] = '\0';
+	char *e = strchr(b, 'e');
+	if (e) {
+		char *start = e + 1, *end = e + 2;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, (size_t)(b + n - end) + 1);
+			n -= (int)(end - start);
+		}
+	}
+	put(o, b, (size_t)n);
+}
+
+static void put_value(struct out *o, const json_t *v)
+{
+	char num[NUMFMT_INT];
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		put_c(o, '{');
+		bool first = true;
+		const char *key;
+		json_t *x;
+		json_object_foreach((json_t *)v, key, x) {
+			if (!first)
+				put_c(o, ',');
+			first = false;
+			put_string(o, key, strlen(key));
+			put_c(o, ':');
+			put_value(o, x);
+		}
+		put_c(o, '}');
+		break;
+	}
+	case JSON_ARRAY:
+		put_c(o, '[');
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			if (i)
+				put_c(o, ',');
+			put_value(o, json_array_get(v, i));
+		}
+		put_c(o, ']');
+		break;
+	case JSON_STRING:
+		put_string(o, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER: {
+		const char *t = numfmt_int(num, json_integer_value(v));
+		put(o, t, (size_t)(num + NUMFMT_INT - 1 - t));
+		break;
+	}
+	case JSON_REAL:
+		put_real(o, json_real_value(v));
+		break;
+	case JSON_TRUE:
+		put(o, "true", 4);
+		break;
+	case JSON_FALSE:
+		put(o, "false", 5);
+		break;
+	case JSON_NULL:
+		put(o, "null", 4);
+		break;
+	}
+}
+
+size_t jsonl_encode(const json_t *row, char *buf, size_t cap)
+{
+	if (!json_is_object(row))
+		return 0;
+	struct out o = {buf, cap, 0};
+	put_value(&o, row);
+	return o.len;
+}
+
+/* ---- the writer ---- */
 
 void jsonl_file_name(const char *source, enum compression comp, char *buf, size_t len)
 {
@@ -84,8 +225,8 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 	if (w->failed)
 		return errbuf_set(e, EIO, "%s: an earlier write failed", w->name);
 	size_t n;
-	/* json_dumpb says how long the text is even when it does not fit */
-	while ((n = json_dumpb(row, w->buf, w->cap - 1, JSON_COMPACT)) >= w->cap - 1) {
+	/* the encoder says how long the text is even when it does not fit */
+	while ((n = jsonl_encode(row, w->buf, w->cap - 1)) > w->cap - 1) {
 		char *bigger = realloc(w->buf, n + 2);
 		if (!bigger)
 			return errbuf_set(e, ENOMEM, "out of memory");

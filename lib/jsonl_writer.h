@@ -48,6 +48,12 @@ struct jsonl_writer {
 /* The file name for a source: "proc_io.jsonl" or "proc_io.jsonl.zst". */
 void jsonl_file_name(const char *source, enum compression comp, char *buf, size_t len);
 
+/* row as one line of JSON, exactly as jansson's json_dumpb(JSON_COMPACT)
+ * writes it (the files' bytes are jansson's), without printf or
+ * allocation: the length, which is the length needed when it exceeds cap
+ * (nothing is written then); 0 when row is not an object. */
+size_t jsonl_encode(const json_t *row, char *buf, size_t cap);
+
 /* Creates name in dirfd; an existing file is an error, never overwritten. */
 int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum compression comp,
 		      int level, struct errbuf *e);
