@@ -2,29 +2,58 @@
 #include "diskstats_line.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* A decimal number at *p (by hand: sscanf was a tenth of a tick). */
+static bool number(const char **p, uint64_t *v)
+{
+	const char *q = *p;
+	if (*q < '0' || *q > '9')
+		return false;
+	uint64_t x = 0;
+	while (*q >= '0' && *q <= '9')
+		x = x * 10 + (uint64_t)(*q++ - '0');
+	*v = x;
+	*p = q;
+	return true;
+}
 
 int ds_parse_line(const char *line, struct ds_line *out)
 {
 	memset(out, 0, sizeof(*out));
-	int pos = 0;
-	if (sscanf(line, "%u %u %31s%n", &out->major, &out->minor, out->name, &pos) != 3)
+	const char *p = skip_blanks(line);
+	uint64_t major, minor;
+	if (!number(&p, &major) || (*p != ' ' && *p != '\t') || !number((p = skip_blanks(p), &p), &minor) ||
+	    (*p != ' ' && *p != '\t') || major > UINT32_MAX || minor > UINT32_MAX)
 		return -EINVAL;
-	const char *p = line + pos;
+	out->major = (unsigned)major;
+	out->minor = (unsigned)minor;
+	p = skip_blanks(p);
+	size_t n = 0;
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n' && n < sizeof(out->name) - 1)
+		out->name[n++] = *p++;
+	if (!n)
+		return -EINVAL;
 	for (;;) {
+		const char *q = skip_blanks(p);
 		uint64_t v;
-		int used = 0;
-		if (sscanf(p, " %" SCNu64 "%n", &v, &used) != 1)
+		if (q == p || !number(&q, &v))
 			break;
 		if (out->n < DS_NFIELDS)
 			out->v[out->n] = v;
 		out->n++;
-		p += used;
+		p = q;
 	}
-	while (*p == ' ' || *p == '\t')
-		p++;
+	p = skip_blanks(p);
 	if (out->n < DS_MIN_FIELDS || (*p && *p != '\n'))
 		return -EINVAL;
 	if (out->n > DS_NFIELDS)
