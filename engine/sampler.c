@@ -226,6 +226,15 @@ void sampler_main(struct sampler_args *a)
 		_exit(1);
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us instead of 50 */
 
+	/* A source that keeps a file open per process of the tree (proc_io,
+	 * taskstats) needs more descriptors than the soft limit's usual 1024;
+	 * the hard limit is its to take (a sampler execs nothing). */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+
 	/* The supervisor decides when sampling stops; terminal signals are its. */
 	sigset_t none;
 	sigemptyset(&none);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,35 +15,76 @@ const char *const procfs_io_names[IO_NFIELDS] = {
 	"rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes",
 };
 
+/* The next space-separated field as a number (a sign allowed), or false. */
+static bool stat_field(const char **p, long long *v)
+{
+	const char *q = *p;
+	while (*q == ' ')
+		q++;
+	bool neg = *q == '-';
+	q += neg;
+	if (*q < '0' || *q > '9')
+		return false;
+	unsigned long long x = 0;
+	while (*q >= '0' && *q <= '9')
+		x = x * 10 + (unsigned long long)(*q++ - '0');
+	*v = neg ? -(long long)x : (long long)x;
+	*p = q;
+	return true;
+}
+
 int procfs_parse_stat(const char *buf, struct proc_stat *st)
 {
-	/* comm may hold spaces and parentheses: the fields start after the last ')' */
+	/* comm may hold spaces and parentheses: the fields start after the last
+	 * ')'. By hand: sscanf took a tenth of a tick per process. */
 	const char *p = strrchr(buf, ')');
-	if (!p)
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
 		return -EINVAL;
-	char state;
-	int ppid, pgrp;
-	unsigned flags;
-	long num_threads;
-	unsigned long long start;
-	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
-	 * utime stime cutime cstime priority nice num_threads itrealvalue starttime */
-	int n = sscanf(p + 1,
-		       " %c %d %d %*d %*d %*d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld %*d %llu",
-		       &state, &ppid, &pgrp, &flags, &num_threads, &start);
-	if (n != 6)
-		return -EINVAL;
-	st->state = state;
-	st->ppid = ppid;
-	st->pgrp = pgrp;
-	st->flags = flags;
-	st->num_threads = num_threads;
-	st->starttime = start;
+	st->state = p[2];
+	p += 3;
+	/* field 4 (ppid) to 22 (starttime) */
+	long long f[23];
+	for (int i = 4; i <= 22; i++)
+		if (!stat_field(&p, &f[i]))
+			return -EINVAL;
+	st->ppid = (pid_t)f[4];
+	st->pgrp = (pid_t)f[5];
+	st->flags = (unsigned)f[9];
+	st->num_threads = (long)f[20];
+	st->starttime = (uint64_t)f[22];
 	return 0;
+}
+
+/* The file as every kernel since 2.6.20 writes it: the seven names in the
+ * order of procfs_io_names, each "name: value\n". false when buf is not
+ * exactly that (the general parser then reads it). */
+static bool parse_io_fast(const char *buf, struct proc_io_counters *c)
+{
+	const char *p = buf;
+	for (int i = 0; i < IO_NFIELDS; i++) {
+		const char *name = procfs_io_names[i];
+		while (*name && *p == *name)
+			p++, name++;
+		if (*name || *p++ != ':' || *p++ != ' ' || *p < '0' || *p > '9')
+			return false;
+		uint64_t v = 0;
+		for (int digits = 0; *p >= '0' && *p <= '9'; digits++) {
+			if (digits == 19)
+				return false; /* it may not fit: the general parser decides */
+			v = v * 10 + (uint64_t)(*p++ - '0');
+		}
+		if (*p++ != '\n')
+			return false;
+		c->v[i] = v;
+	}
+	c->present = (1u << IO_NFIELDS) - 1;
+	return *p == '\0';
 }
 
 int procfs_parse_io(const char *buf, struct proc_io_counters *c)
 {
+	if (parse_io_fast(buf, c))
+		return 0;
 	memset(c, 0, sizeof(*c));
 	for (const char *line = buf; *line;) {
 		const char *eol = strchrnul(line, '\n');

@@ -200,3 +200,20 @@ int pio_tick_commit(struct pio_tree *t, const struct pio_obs *obs, size_t n,
 	*nprocs = live;
 	return 0;
 }
+
+pid_t pio_tree_ppid(const struct pio_tree *t, pid_t pid)
+{
+	size_t lo = 0, hi = t->n; /* t->t is sorted by pid between passes */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->t[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	pid_t ppid = 0;
+	for (; lo < t->n && t->t[lo].pid == pid; lo++)
+		if (!t->t[lo].gone)
+			ppid = t->t[lo].ppid;
+	return ppid;
+}

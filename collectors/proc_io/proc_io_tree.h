@@ -74,4 +74,8 @@ int pio_tick_pass(struct pio_tree *t, const struct pio_obs *obs, size_t n);
 int pio_tick_commit(struct pio_tree *t, const struct pio_obs *obs, size_t n,
 		    uint64_t delta[IO_NFIELDS], unsigned *nprocs);
 
+/* The parent a tracked process had when last read, or 0 when none with pid
+ * is tracked. */
+pid_t pio_tree_ppid(const struct pio_tree *t, pid_t pid);
+
 #endif

@@ -8,9 +8,17 @@
  * through the same netlink interface iotop uses, without tracing or
  * stopping anything.
  *
- * Each tick asks TASKSTATS_CMD_GET for every thread of the tree, then takes
- * the exit records a reader thread has received since the last tick, and
- * ts_tree.c turns both into the tree's change. The reader keeps the socket
+ * Each tick asks TASKSTATS_CMD_GET for every thread of the tree, in
+ * batches (ts_get_many), then takes the exit records a reader thread has
+ * received since the last tick, and ts_tree.c turns both into the tree's
+ * change. The threads: where the episode has its own cgroup, those its
+ * cgroup.threads (v1: tasks) lists, one read whatever the tree's size, and
+ * any thread tracked last tick that it no longer lists (a zombie, or one
+ * that moved itself out); otherwise a walk from the root through each
+ * process's threads and children. Per-process (TGID) queries would be one
+ * per process, but give other sums: the kernel adds only the delays and
+ * CPU of a group's exited threads to the group's totals, and none of the
+ * I/O counters, which it keeps per thread. The reader keeps the socket
  * from overflowing between ticks (its buffer is 8 MiB; a record is one
  * exiting task anywhere on the host); if it overflows anyway the kernel says
  * so (ENOBUFS), and that row's counters are null: some thread's last counts
@@ -39,6 +47,7 @@
 #include "host_settings.h"
 #include "pidmap.h"
 #include "procfs.h"
+#include "procfs_files.h"
 #include "ts_netlink.h"
 #include "ts_tree.h"
 
@@ -64,8 +73,17 @@ struct taskstats {
 	json_t *row, *manifest, *warnings;
 
 	/* the scan */
+	struct procfs_files files;
 	struct pid_list queue, tids;
 	struct pidmap visited;
+	int threads_fd; /* the episode cgroup's thread list, or -1: walk the tree */
+	char *threads_buf;
+	size_t threads_cap;
+	struct answer {
+		struct ts_record r;
+		uint64_t asked, answered;
+	} *ans;
+	size_t nans, ans_cap;
 
 	/* exit records between ticks, from the reader thread */
 	pthread_t reader;
@@ -77,6 +95,7 @@ struct taskstats {
 		uint64_t at; /* CLOCK_MONOTONIC */
 	} *inbox;
 	size_t ninbox, inbox_cap;
+	struct pidmap recorded; /* leaders' ids with a record in the inbox */
 	unsigned overflows, overflows_seen;
 	int reader_err;
 	unsigned rows_nulled;
@@ -96,6 +115,8 @@ static void inbox_add(void *arg, const struct ts_record *r, uint64_t received_ns
 		p->inbox_cap = cap;
 	}
 	p->inbox[p->ninbox++] = (struct received){*r, received_ns};
+	if ((r->tid == r->tgid || !r->tgid) && pidmap_add(&p->recorded, r->tid, 0) < 0)
+		p->overflows++; /* the succession rule would go wrong: as lost */
 }
 
 static void *reader(void *arg)
@@ -122,38 +143,93 @@ static void *reader(void *arg)
 	}
 }
 
-/* Reads one process of the tree: its threads' stats, its children queued.
- * Its stat is read after the queries: whether its leader had begun to exit
- * by then tells ts_tree an exiting leader from an exec's successor. */
+/* Whether a leader sighted after its exit record was still exiting: its
+ * process's PF_EXITING, or gone, read now. Asked only once the record is
+ * known, which it is by now for any sighting answered after it was sent
+ * (the kernel queues it to the listener as it sends it); an earlier
+ * sighting is younger than the record and taken for the leader's own. */
+static bool leader_exiting(struct taskstats *p, pid_t tgid)
+{
+	if (!ts_tree_exited(&p->tree, tgid) && !pidmap_get(&p->recorded, tgid))
+		return true;
+	struct proc_stat st;
+	return procfs_files_stat(&p->files, tgid, &st) < 0 || (st.flags & PROCFS_PF_EXITING);
+}
+
+static int keep_answer(void *arg, const struct ts_record *r, uint64_t asked, uint64_t answered)
+{
+	struct taskstats *p = arg;
+	if (p->nans == p->ans_cap) {
+		size_t cap = p->ans_cap ? p->ans_cap * 2 : 256;
+		struct answer *v = reallocarray(p->ans, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->ans = v;
+		p->ans_cap = cap;
+	}
+	p->ans[p->nans++] = (struct answer){*r, asked, answered};
+	return 0;
+}
+
+/* Takes what the listener has queued into the inbox now. */
+static void drain_listener(struct taskstats *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (!p->reader_err)
+		p->reader_err = -ts_drain(&p->listen, inbox_add, p, &p->overflows);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The answers from p->ans[from] on, a process's threads together, then
+ * the process, to ts_tree. */
+static int feed(struct taskstats *p, size_t from)
+{
+	int r = 0;
+	for (size_t i = from; r == 0 && i < p->nans;) {
+		pid_t tgid = p->ans[i].r.tgid;
+		for (; r == 0 && i < p->nans && p->ans[i].r.tgid == tgid; i++)
+			r = ts_tree_thread(&p->tree, tgid, &p->ans[i].r, p->ans[i].asked, p->ans[i].answered);
+		if (r == 0)
+			r = ts_tree_process(&p->tree, tgid, leader_exiting(p, tgid));
+	}
+	return r;
+}
+
+/* Reads one process of the tree (walking): its threads' stats, its
+ * children queued. */
 static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
 {
 	int r = pidmap_add(&p->visited, pid, 0);
 	if (r <= 0)
 		return r;
-	p->tids.n = 0;
-	if ((r = procfs_threads(pid, &p->tids)) < 0)
-		return r;
-	if (!p->tids.n)
+	struct proc_stat st;
+	if (procfs_files_stat(&p->files, pid, &st) < 0)
 		return 0; /* gone */
+	p->tids.n = 0;
+	if ((r = st.num_threads == 1 ? pid_list_add(&p->tids, pid) : procfs_threads(pid, &p->tids)) < 0)
+		return r;
 	/* The keeper is iopsample's: its children are the tree's, its own
 	 * CPU time and switches are not (wait4 and perf leave it out too). */
-	for (size_t i = 0; pid != p->keeper && i < p->tids.n; i++) {
-		struct ts_record rec;
-		int64_t asked = clock_mono_ns();
-		r = ts_get(&p->ask, p->tids.v[i], &rec, why);
-		if (r == -ESRCH)
-			continue;
-		if (r < 0 || (r = ts_tree_thread(&p->tree, pid, &rec, (uint64_t)asked,
-						 (uint64_t)clock_mono_ns())) < 0)
+	if (pid == p->keeper) {
+		if ((r = ts_tree_process(&p->tree, pid, false)) < 0)
 			return r;
+	} else {
+		size_t from = p->nans;
+		if ((r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
+			return r;
+		for (size_t i = from; i < p->nans; i++)
+			p->ans[i].r.tgid = pid;
+		drain_listener(p);
+		if ((r = feed(p, from)) < 0)
+			return r;
+		/* a process that exited and waits to be reaped has no live thread */
+		if (!(st.state == 'Z' && st.num_threads <= 1))
+			p->nthreads += (unsigned)(p->nans - from);
 	}
-	struct proc_stat st;
-	bool gone = procfs_read_stat(pid, &st) < 0;
-	if ((r = ts_tree_process(&p->tree, pid, gone || (st.flags & PROCFS_PF_EXITING))) < 0 || gone)
-		return r;
-	/* a process that exited and waits to be reaped has no live thread */
-	if (pid != p->keeper && !(st.state == 'Z' && st.num_threads <= 1))
-		p->nthreads += (unsigned)p->tids.n;
+	if (st.state == 'Z' || st.state == 'X')
+		return 0;
+	if (st.num_threads == 1)
+		return procfs_files_children(&p->files, pid, 1, &p->queue);
 	for (size_t i = 0; i < p->tids.n; i++)
 		if ((r = procfs_thread_children(pid, p->tids.v[i], &p->queue)) < 0)
 			return r;
@@ -170,12 +246,54 @@ static int walk(struct taskstats *p, size_t from, struct errbuf *why)
 	return 0;
 }
 
+static int by_tgid(const void *a, const void *b)
+{
+	const struct answer *x = a, *y = b;
+	if (x->r.tgid != y->r.tgid)
+		return (x->r.tgid > y->r.tgid) - (x->r.tgid < y->r.tgid);
+	return (x->r.tid > y->r.tid) - (x->r.tid < y->r.tid);
+}
+
+/* The threads the episode cgroup lists, then those tracked that it does
+ * not (any more), asked in batches; fed to ts_tree a process at a time. */
+static int scan_members(struct taskstats *p, struct errbuf *why)
+{
+	ssize_t len = procfs_pread_all(p->threads_fd, &p->threads_buf, &p->threads_cap);
+	if (len < 0)
+		return errbuf_set(why, (int)-len, "reading the episode cgroup's threads: %s",
+				  strerror((int)-len));
+	p->tids.n = 0;
+	int r = pid_list_parse(p->threads_buf, &p->tids);
+	for (size_t i = 0; r == 0 && i < p->tids.n; i++)
+		r = pidmap_add(&p->visited, p->tids.v[i], 0);
+	if (r < 0 || (r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
+		return r;
+	p->nthreads = (unsigned)p->nans;
+
+	p->tids.n = 0;
+	for (size_t i = 0; r >= 0 && i < p->tree.n; i++)
+		if (!p->tree.t[i].gone && (r = pidmap_add(&p->visited, p->tree.t[i].tid, 0)) == 1)
+			r = pid_list_add(&p->tids, p->tree.t[i].tid);
+	if (r < 0 || (r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
+		return r;
+
+	drain_listener(p);
+	if (p->nans > 1)
+		qsort(p->ans, p->nans, sizeof(*p->ans), by_tgid);
+	if (p->keeper && (r = ts_tree_process(&p->tree, p->keeper, false)) < 0)
+		return r;
+	return feed(p, 0);
+}
+
 static int scan(struct taskstats *p, struct errbuf *why)
 {
 	int r;
 	p->nthreads = 0;
+	p->nans = 0;
 	p->queue.n = 0;
 	pidmap_clear(&p->visited);
+	if (p->threads_fd >= 0)
+		return scan_members(p, why);
 	if ((r = pid_list_add(&p->queue, p->root)) < 0 || (r = walk(p, 0, why)) < 0)
 		return r;
 	/* A tracked thread the walk did not reach: its process was re-parented
@@ -210,6 +328,8 @@ static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 		r = ts_tree_exit(&p->tree, rec, p->inbox[i].at);
 	}
 	p->ninbox = 0;
+	pidmap_clear(&p->recorded);
+	procfs_files_sweep(&p->files);
 	*lost = p->overflows != p->overflows_seen;
 	p->overflows_seen = p->overflows;
 	int err = p->reader_err;
@@ -289,10 +409,16 @@ static void ts_close_state(void *state)
 	if (p->delayacct_fd >= 0)
 		close(p->delayacct_fd);
 	ts_tree_free(&p->tree);
+	procfs_files_free(&p->files);
 	pid_list_free(&p->queue);
 	pid_list_free(&p->tids);
 	pidmap_free(&p->visited);
+	if (p->threads_fd >= 0)
+		close(p->threads_fd);
+	free(p->threads_buf);
+	free(p->ans);
 	free(p->inbox);
+	pidmap_free(&p->recorded);
 	free(p);
 }
 
@@ -346,6 +472,24 @@ static uint32_t provided(const struct taskstats *p, uint32_t in_struct)
 	return m;
 }
 
+/* The episode's own cgroup's list of threads (v2's cgroup.threads, else a
+ * v1 tasks), or -1. An attached target's cgroup holds more than its tree. */
+static int open_members(const struct cgroup_set *cg)
+{
+	if (!cg || !cg->owned)
+		return -1;
+	for (int r = 0; r < CGR_NROLES; r++) {
+		if (!*cg->dir[r])
+			continue;
+		char path[sizeof(cg->dir[r]) + 16];
+		snprintf(path, sizeof(path), "%s/%s", cg->dir[r], r == CGR_V2 ? "cgroup.threads" : "tasks");
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
 static int ts_open_source(const struct source_config *sc, const struct target_info *t, json_t *row,
 			  json_t *manifest, void **state, struct errbuf *why)
 {
@@ -355,7 +499,8 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 		return errbuf_set(why, ENOMEM, "out of memory");
 	p->root = t->keeper ? t->keeper : t->pid;
 	p->keeper = t->keeper;
-	p->delayacct_fd = p->stop[0] = p->stop[1] = -1;
+	p->delayacct_fd = p->stop[0] = p->stop[1] = p->threads_fd = -1;
+	procfs_files_init(&p->files);
 	p->row = row;
 	p->manifest = manifest;
 	ts_tree_init(&p->tree);
@@ -371,7 +516,8 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	if (p->delays && (p->delayacct_fd = open(DELAYACCT_PATH, O_RDONLY | O_CLOEXEC)) < 0)
 		p->delays = false, why_off = DELAYACCT_PATH ": cannot be read";
 
-	int r = ts_open(&p->ask, 0, why);
+	/* the answers to a batch wait in the asking socket's buffer */
+	int r = ts_open(&p->ask, 1 << 20, why);
 	if (r == 0)
 		r = ts_open(&p->listen, RCVBUF, why);
 	if (r == 0)
@@ -382,6 +528,12 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 		errbuf_set(why, -r, "pthread_create: %s", strerror(-r));
 	p->reading = r == 0;
 
+	struct ts_record self;
+	unsigned version = r == 0 && ts_get(&p->ask, p->root, &self, why) == 0 ? self.version : 0;
+	/* the cgroup's thread list needs each answer to name its process */
+	if (t->keeper && version >= 12)
+		p->threads_fd = open_members(t->cgroups);
+
 	/* The baseline: the rows count from here, the target still waiting. */
 	bool lost;
 	if (r == 0)
@@ -391,12 +543,11 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 		ts_close_state(p);
 		return r;
 	}
-	struct ts_record self;
-	unsigned version = ts_get(&p->ask, p->root, &self, why) == 0 ? self.version : 0;
 	p->counted = provided(p, version ? self.present : 0);
 
 	put_row(p, false);
 	json_object_set_new(manifest, "taskstats_version", json_integer(version));
+	json_object_set_new(manifest, "tree", json_string(p->threads_fd >= 0 ? "cgroup" : "walk"));
 	json_object_set_new(manifest, "delays_counted", json_boolean(p->delays));
 	json_object_set_new(manifest, "delays_reason", p->delays ? json_null() : json_string(why_off));
 	json_object_set_new(manifest, "exit_overflows", json_integer(0));

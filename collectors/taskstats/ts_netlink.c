@@ -92,6 +92,7 @@ void ts_close(struct ts_sock *s)
 	if (s->nl)
 		mnl_socket_close(s->nl);
 	free(s->buf);
+	free(s->batch);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -165,6 +166,101 @@ int ts_get(struct ts_sock *s, pid_t tid, struct ts_record *out, struct errbuf *w
 	if (r < 0)
 		return errbuf_set(why, -r, "taskstats of thread %d: %s", (int)tid, strerror(-r));
 	*out = p.rec;
+	return 0;
+}
+
+/* One request as the kernel reads it: the header, the command, the pid. */
+struct get_request {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	struct nlattr a;
+	uint32_t pid;
+};
+
+/* One batch: its requests, sent with sequence numbers first.., and their
+ * answers. */
+struct ts_batch {
+	struct get_request req[TS_BATCH];
+	uint32_t first;
+	size_t k;
+	bool answered[TS_BATCH];
+	char reply[TS_BATCH][1024];
+};
+
+int ts_get_many(struct ts_sock *s, const pid_t *tids, size_t n,
+		int (*cb)(void *arg, const struct ts_record *r, uint64_t asked_ns,
+			  uint64_t answered_ns),
+		void *arg, struct errbuf *why)
+{
+	if (!s->batch && !(s->batch = malloc(sizeof(*s->batch))))
+		return errbuf_set(why, ENOMEM, "out of memory");
+	struct ts_batch *b = s->batch;
+	struct get_request *req = b->req;
+	int fd = mnl_socket_get_fd(s->nl);
+	for (size_t from = 0; from < n; from += b->k) {
+		b->k = n - from < TS_BATCH ? n - from : TS_BATCH;
+		b->first = s->seq + 1;
+		for (size_t i = 0; i < b->k; i++) {
+			req[i] = (struct get_request){
+				.n = {.nlmsg_len = sizeof(req[i]), .nlmsg_type = s->family,
+				      .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = ++s->seq},
+				.g = {.cmd = TASKSTATS_CMD_GET, .version = TASKSTATS_GENL_VERSION},
+				.a = {.nla_len = NLA_HDRLEN + sizeof(uint32_t), .nla_type = TASKSTATS_CMD_ATTR_PID},
+				.pid = (uint32_t)tids[from + i]};
+			b->answered[i] = false;
+		}
+		uint64_t asked = (uint64_t)clock_mono_ns();
+		ssize_t sent;
+		while ((sent = send(fd, req, b->k * sizeof(req[0]), 0)) < 0 && errno == EINTR)
+			;
+		if (sent < 0)
+			return errbuf_set(why, errno, "taskstats: asking for %zu threads: %s", b->k,
+					  strerror(errno));
+		uint64_t answered = (uint64_t)clock_mono_ns();
+
+		/* every answer is queued by now, unless the buffer overflowed */
+		struct mmsghdr msg[TS_BATCH];
+		struct iovec iov[TS_BATCH];
+		for (size_t got = 0; got < b->k;) {
+			size_t want = b->k - got;
+			for (size_t i = 0; i < want; i++) {
+				iov[i] = (struct iovec){b->reply[i], sizeof(b->reply[i])};
+				msg[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+			}
+			int r = recvmmsg(fd, msg, (unsigned)want, MSG_DONTWAIT, NULL);
+			if (r < 0 && (errno == EINTR || errno == ENOBUFS))
+				continue; /* ENOBUFS: some were lost, the rest are queued */
+			if (r < 0 && errno == EAGAIN)
+				break; /* those lost are asked again below */
+			if (r < 0)
+				return errbuf_set(why, errno, "taskstats: receiving: %s", strerror(errno));
+			for (int m = 0; m < r; m++) {
+				got++;
+				const struct nlmsghdr *h = (const struct nlmsghdr *)b->reply[m];
+				if (!mnl_nlmsg_ok(h, (int)msg[m].msg_len) || h->nlmsg_seq - b->first >= b->k)
+					continue;
+				size_t i = h->nlmsg_seq - b->first;
+				b->answered[i] = true;
+				struct parsed p;
+				if (h->nlmsg_type != s->family || stats_msg(h, &p) != MNL_CB_OK)
+					continue; /* an error: the thread is gone */
+				int c = cb(arg, &p.rec, asked, answered);
+				if (c)
+					return c;
+			}
+		}
+		for (size_t i = 0; i < b->k; i++) {
+			if (b->answered[i])
+				continue;
+			struct ts_record rec;
+			uint64_t again = (uint64_t)clock_mono_ns();
+			int r = ts_get(s, tids[from + i], &rec, why);
+			if (r == -ESRCH)
+				continue;
+			if (r < 0 || (r = cb(arg, &rec, again, (uint64_t)clock_mono_ns())))
+				return r;
+		}
+	}
 	return 0;
 }
 

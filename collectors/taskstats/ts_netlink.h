@@ -17,12 +17,14 @@
 #include "ts_record.h"
 
 struct mnl_socket;
+struct ts_batch;
 
 struct ts_sock {
 	struct mnl_socket *nl;
 	uint16_t family;
 	uint32_t portid, seq;
 	char *buf; /* one receive's worth */
+	struct ts_batch *batch; /* ts_get_many's, once it is used */
 	char cpumask[256]; /* the CPUs a listener registered for */
 };
 
@@ -33,6 +35,19 @@ void ts_close(struct ts_sock *s);
 
 /* The stats of thread tid: 0, -ESRCH when it is gone, or -errno. */
 int ts_get(struct ts_sock *s, pid_t tid, struct ts_record *out, struct errbuf *why);
+
+/* The stats of many threads: requests sent TS_BATCH at a time in one
+ * message each batch (the kernel answers them all before the send returns),
+ * the answers received by recvmmsg. cb gets each thread's (none for a
+ * thread gone) with asked_ns, taken before its batch was sent, and
+ * answered_ns, after; a nonzero return from cb stops and is returned. 0,
+ * or -errno. A batch whose answers did not all fit the receive buffer has
+ * the missing ones asked again one by one. */
+#define TS_BATCH 64
+int ts_get_many(struct ts_sock *s, const pid_t *tids, size_t n,
+		int (*cb)(void *arg, const struct ts_record *r, uint64_t asked_ns,
+			  uint64_t answered_ns),
+		void *arg, struct errbuf *why);
 
 /* Registers s for the exit records of every possible CPU. */
 int ts_listen(struct ts_sock *s, struct errbuf *why);

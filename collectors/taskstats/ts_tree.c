@@ -109,6 +109,12 @@ static struct ts_thread *lookup(const struct ts_tree *t, pid_t tid)
 	return at ? &t->t[*at] : NULL;
 }
 
+bool ts_tree_exited(const struct ts_tree *t, pid_t tid)
+{
+	const struct ts_thread *th = lookup(t, tid);
+	return th && th->exited;
+}
+
 static struct ts_thread *add_thread(struct ts_tree *t, pid_t tid)
 {
 	if (RESERVE(t->t, t->n, t->cap) < 0 || pidmap_add(&t->index, tid, (int)t->n) < 0)

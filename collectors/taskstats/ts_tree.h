@@ -130,6 +130,11 @@ int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r, uin
 /* A process of the tree the scan found, after its threads; exiting: its
  * leader had begun to exit (PF_EXITING, or gone) when read after them. */
 int ts_tree_process(struct ts_tree *t, pid_t tgid, bool exiting);
+/* Whether tid's current lifetime has had its exit record applied: only
+ * then does a sighting of a leader's id need its process's exiting (a
+ * sighting answered before the record was sent is younger than it, and
+ * is the leader's own). */
+bool ts_tree_exited(const struct ts_tree *t, pid_t tid);
 /* An exit record (any task on the host), received at received_ns. */
 int ts_tree_exit(struct ts_tree *t, const struct ts_record *r, uint64_t received_ns);
 /* Applies the tick's records and sightings and drops the threads long gone;

@@ -36,7 +36,7 @@ episode_yaml() {
 	local argv
 	argv=$(printf '"%s", ' "$@")
 	{
-		echo "episode: {name: $name, output_dir: $WORK/episodes}"
+		echo "episode: {name: $name, output_dir: $WORK/episodes${CGROUP:+, cgroup: $CGROUP}}"
 		echo "target: {command: [${argv%, }], stdout: file, stderr: file}"
 		echo "sources:"
 		for s in $sources; do echo "  $s: {interval: $interval}"; done
@@ -105,6 +105,8 @@ pids_since() {
 # took since, was taken for a reused pid in about one episode of three)
 # cannot hide. The bytes equal proc_io's; the chars are proc_io's rounded
 # down per thread (under 1 KiB each, fewer threads than pids handed out).
+# The even episodes have no episode cgroup: both sources walk the tree
+# instead of reading the cgroup's lists.
 parallel_build() {
 	[ "$(id -u)" = 0 ] || { echo "not root: cannot drop the caches"; return 1; }
 	command -v cc >/dev/null && command -v make >/dev/null || { echo "no cc or make"; return 1; }
@@ -128,12 +130,16 @@ parallel_build() {
 		sync && echo 3 >/proc/sys/vm/drop_caches
 		local before
 		before=$(cat /proc/sys/kernel/ns_last_pid)
-		episode make$i 10ms "proc_io taskstats block_io" make -s -j2 -C "$src" ||
+		local cg=auto tree=cgroup
+		[ $((i % 2)) = 0 ] && cg=off tree=walk
+		CGROUP=$cg episode make$i 10ms "proc_io taskstats block_io" make -s -j2 -C "$src" ||
 			{ tail -3 "$WORK/episodes/make$i/target.stderr"; return 1; }
-		episode_py "$WORK/episodes/make$i" "$(pids_since "$before")" <<'PY' || return 1
+		episode_py "$WORK/episodes/make$i" "$(pids_since "$before")" "$tree" <<'PY' || return 1
 from epi import expect
 pids = int(sys.argv[2])
 s = ep.manifest["sources"]["taskstats"]
+for src in ("taskstats", "proc_io"):
+    expect(ep.manifest["sources"][src]["tree"] == sys.argv[3], "%s found the tree by %s" % (src, ep.manifest["sources"][src]["tree"]))
 expect(s["rows_nulled"] == 0, "rows nulled")
 t = {f: ep.total("taskstats", f) for f in ("read_bytes", "write_bytes", "cancelled_write_bytes", "read_chars", "write_chars")}
 p = {f: ep.total("proc_io", f) for f in ("read_bytes", "write_bytes", "cancelled_write_bytes", "rchar", "wchar")}
@@ -145,8 +151,8 @@ expect(t["read_bytes"] > 1 << 20, "the build read %d bytes from storage: the cac
 ru = ep.manifest["target"]["rusage"]
 cpu = ep.total("taskstats", "cpu_run_real_ns")
 expect(cpu <= ru["user_ns"] + ru["system_ns"] + 1000000, "cpu_run_real_ns %d above wait4's %d" % (cpu, ru["user_ns"] + ru["system_ns"]))
-print("%s: read_bytes %d, write_bytes %d, cancelled %d as proc_io's; chars %d and %d below rchar/wchar (%d pids); cpu %.3f of wait4's"
-      % (ep.manifest["episode"], t["read_bytes"], t["write_bytes"], t["cancelled_write_bytes"], p["rchar"] - t["read_chars"],
+print("%s (%s): read_bytes %d, write_bytes %d, cancelled %d as proc_io's; chars %d and %d below rchar/wchar (%d pids); cpu %.3f of wait4's"
+      % (ep.manifest["episode"], sys.argv[3], t["read_bytes"], t["write_bytes"], t["cancelled_write_bytes"], p["rchar"] - t["read_chars"],
          p["wchar"] - t["write_chars"], pids, cpu / (ru["user_ns"] + ru["system_ns"])))
 PY
 	done
