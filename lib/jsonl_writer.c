@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,17 @@ static void put_c(struct out *o, char c)
 	o->len++;
 }
 
+/* Whether any of the 8 bytes of w is below 0x20, a quote or a backslash
+ * (the bytes that need an escape), a word at a time. */
+static bool word_needs_escape(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+	uint64_t zero_quote = (quote - ones) & ~quote, zero_bs = (backslash - ones) & ~backslash;
+	uint64_t below = (w - ones * 0x20) & ~w; /* a byte < 0x20, or one >= 0x80 */
+	return (zero_quote | zero_bs | below) & highs;
+}
+
 /* jansson's escapes: the backslash, the quote and control characters;
  * UTF-8 as it is (its strings are valid UTF-8 by construction) */
 static void put_string(struct out *o, const char *s, size_t n)
@@ -41,6 +53,16 @@ static void put_string(struct out *o, const char *s, size_t n)
 	put_c(o, '"');
 	size_t from = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* most keys and values need no escape: skip them 8 bytes at a time */
+		while (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (word_needs_escape(w))
+				break;
+			i += 8;
+		}
+		if (i == n)
+			break;
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;

@@ -54,6 +54,32 @@ void jsonl_file_name(const char *source, enum compression comp, char *buf, size_
  * (nothing is written then); 0 when row is not an object. */
 size_t jsonl_encode(const json_t *row, char *buf, size_t cap);
 
+/* Sets obj's key to integer v, or to null when !known, reusing the integer
+ * the cell holds: once a row's cells hold integers a tick allocates nothing
+ * (json_object_set_new of a fresh integer costs a malloc and a free a cell). */
+static inline void jsonl_cell_int(json_t *obj, const char *key, bool known, json_int_t v)
+{
+	json_t *cur = json_object_get(obj, key);
+	if (known && json_is_integer(cur))
+		json_integer_set(cur, v);
+	else if (known)
+		json_object_set_new(obj, key, json_integer(v));
+	else if (!json_is_null(cur))
+		json_object_set_new(obj, key, json_null());
+}
+
+/* The same for a real. */
+static inline void jsonl_cell_real(json_t *obj, const char *key, bool known, double v)
+{
+	json_t *cur = json_object_get(obj, key);
+	if (known && json_is_real(cur))
+		json_real_set(cur, v);
+	else if (known)
+		json_object_set_new(obj, key, json_real(v));
+	else if (!json_is_null(cur))
+		json_object_set_new(obj, key, json_null());
+}
+
 /* Creates name in dirfd; an existing file is an error, never overwritten. */
 int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum compression comp,
 		      int level, struct errbuf *e);

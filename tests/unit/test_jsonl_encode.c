@@ -64,6 +64,29 @@ TEST(strings_with_every_escape_and_utf8)
 	}
 }
 
+/* Plain text is skipped 8 bytes at a time: an escape at every offset of a
+ * long string, each byte that needs one and some that do not (0x20, 0x7f,
+ * 0x80 and up, which a word test may flag), beside words without any. */
+TEST(an_escape_at_every_offset)
+{
+	static const unsigned char odd[] = {'"', '\\', 0x00 + 1, 0x1f, '\n', 0x20, 0x7f, 0xc3};
+	for (size_t k = 0; k < sizeof(odd); k++)
+		for (size_t at = 0; at < 40; at++) {
+			char s[41];
+			memset(s, 'a' + (char)(at % 26), 40);
+			s[40] = '\0';
+			s[at] = (char)odd[k];
+			if (odd[k] == 0xc3 && at < 39)
+				s[at + 1] = (char)0xa9; /* é: valid UTF-8 */
+			else if (odd[k] == 0xc3)
+				continue;
+			json_t *row = json_object();
+			json_object_set_new(row, s, json_string(s));
+			same(row);
+			json_decref(row);
+		}
+}
+
 TEST(the_length_it_needs_when_it_does_not_fit)
 {
 	json_t *row = json_pack("{s:s, s:I}", "episode", "quickstart", "seq", (json_int_t)12345);
