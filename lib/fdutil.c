@@ -27,7 +27,9 @@ ssize_t write_all(int fd, const void *buf, size_t len)
 	return (ssize_t)done;
 }
 
-ssize_t read_all_into(int fd, char **buf, size_t *cap)
+/* Into *buf, a malloc'd buffer of *cap bytes grown as needed: its length,
+ * or -errno. */
+static ssize_t read_all_into(int fd, char **buf, size_t *cap)
 {
 	size_t n = 0;
 	for (;;) {

@@ -14,11 +14,6 @@ ssize_t write_all(int fd, const void *buf, size_t len);
  * NULL with errno on failure. */
 char *read_all(int fd, size_t *len);
 
-/* The same into *buf, a malloc'd buffer of *cap bytes that grows as
- * needed and is kept for the next call (a file read at every tick): its
- * length, or -errno. */
-ssize_t read_all_into(int fd, char **buf, size_t *cap);
-
 /* In a freshly forked child: keep 0, 1, 2 and the fds listed (renumbered to
  * 3, 4, ... in order and updated in place, all close-on-exec); close the rest,
  * so no child holds another's pipes or sockets. Entries of -1 are skipped. */

@@ -19,6 +19,8 @@
 #include "collector.h"
 #include "diskstats_line.h"
 #include "fdutil.h"
+#include "jsonl_writer.h"
+#include "procfs_files.h"
 
 #define DISKSTATS "/proc/diskstats"
 
@@ -68,7 +70,7 @@ struct diskstats {
  * device absent. */
 static int read_lines(struct diskstats *p, struct errbuf *why)
 {
-	ssize_t r = lseek(p->fd, 0, SEEK_SET) < 0 ? -errno : read_all_into(p->fd, &p->buf, &p->cap);
+	ssize_t r = procfs_pread_all(p->fd, &p->buf, &p->cap);
 	if (r < 0)
 		return errbuf_set(why, (int)-r, DISKSTATS ": %s", strerror((int)-r));
 	memset(p->seen, 0, sizeof(p->seen));
@@ -76,13 +78,13 @@ static int read_lines(struct diskstats *p, struct errbuf *why)
 		end = strchrnul(line, '\n');
 		bool more = *end == '\n';
 		*end = '\0';
-		struct ds_line l;
+		unsigned major, minor;
 		int at;
-		if (ds_parse_line(line, &l) == 0 &&
-		    (at = blk_devices_find(&p->devs, l.major, l.minor)) >= 0) {
-			p->now[at] = l;
+		/* only the devices chosen are parsed whole */
+		if (ds_line_device(line, &major, &minor) == 0 &&
+		    (at = blk_devices_find(&p->devs, major, minor)) >= 0 &&
+		    ds_parse_line(line, &p->now[at]) == 0)
 			p->seen[at] = true;
-		}
 		end += more;
 	}
 	return 0;
@@ -129,15 +131,14 @@ static void put_values(const struct diskstats *p, json_t *obj, const size_t *in,
 			       : ds_delta(&p->prev[d], &p->now[d], fields[i].f) *
 					 (fields[i].kind == DK_BYTES ? 512 : 1);
 		}
-		json_object_set_new(obj, fields[i].name, known ? json_integer((json_int_t)sum) : json_null());
+		jsonl_cell_int(obj, fields[i].name, known, (json_int_t)sum);
 	}
-	json_t *util = json_null();
 	json_t *io = json_object_get(obj, "io_time_ms");
-	if (json_is_integer(io) && nin > 0 && elapsed_ms > 0) {
-		double pct = 100.0 * (double)json_integer_value(io) / (elapsed_ms * (double)nin);
-		util = json_real(pct > 100 ? 100 : pct);
-	}
-	json_object_set_new(obj, "util_pct", util);
+	double pct = 0;
+	bool util = json_is_integer(io) && nin > 0 && elapsed_ms > 0;
+	if (util)
+		pct = 100.0 * (double)json_integer_value(io) / (elapsed_ms * (double)nin);
+	jsonl_cell_real(obj, "util_pct", util, pct > 100 ? 100 : pct);
 }
 
 static void fill_row(struct diskstats *p, double elapsed_ms)

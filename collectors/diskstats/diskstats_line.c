@@ -27,16 +27,30 @@ static bool number(const char **p, uint64_t *v)
 	return true;
 }
 
+/* The device numbers at the start of a line; the rest after them, or NULL. */
+static const char *device(const char *line, unsigned *major, unsigned *minor)
+{
+	const char *p = skip_blanks(line);
+	uint64_t ma, mi;
+	if (!number(&p, &ma) || (*p != ' ' && *p != '\t') || !number((p = skip_blanks(p), &p), &mi) ||
+	    (*p != ' ' && *p != '\t') || ma > UINT32_MAX || mi > UINT32_MAX)
+		return NULL;
+	*major = (unsigned)ma;
+	*minor = (unsigned)mi;
+	return p;
+}
+
+int ds_line_device(const char *line, unsigned *major, unsigned *minor)
+{
+	return device(line, major, minor) ? 0 : -EINVAL;
+}
+
 int ds_parse_line(const char *line, struct ds_line *out)
 {
 	memset(out, 0, sizeof(*out));
-	const char *p = skip_blanks(line);
-	uint64_t major, minor;
-	if (!number(&p, &major) || (*p != ' ' && *p != '\t') || !number((p = skip_blanks(p), &p), &minor) ||
-	    (*p != ' ' && *p != '\t') || major > UINT32_MAX || minor > UINT32_MAX)
+	const char *p = device(line, &out->major, &out->minor);
+	if (!p)
 		return -EINVAL;
-	out->major = (unsigned)major;
-	out->minor = (unsigned)minor;
 	p = skip_blanks(p);
 	size_t n = 0;
 	while (*p && *p != ' ' && *p != '\t' && *p != '\n' && n < sizeof(out->name) - 1)

@@ -41,6 +41,9 @@ struct ds_line {
 
 /* 0, or -EINVAL for a line that is not major minor name and at least 11
  * counters. */
+/* Only the device numbers of a line (the rest is parsed for the devices
+ * chosen alone): 0 or -EINVAL. */
+int ds_line_device(const char *line, unsigned *major, unsigned *minor);
 int ds_parse_line(const char *line, struct ds_line *out);
 
 /* The change of counter f from prev to cur. The time counters are 32 bits

@@ -1,9 +1,12 @@
 /* /proc/diskstats lines of the three widths the kernel has printed, and
  * the deltas between two of them. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "diskstats/diskstats_line.h"
+#include "procfs.h"
 #include "testing.h"
 
 TEST(the_three_widths_parse_with_what_they_have)
@@ -56,4 +59,32 @@ TEST(deltas_wrap_at_32_bits_and_never_go_negative)
 	a.v[DS_READ_SECTORS] = 1ull << 40;
 	b.v[DS_READ_SECTORS] = 7;
 	EXPECT_EQ(ds_delta(&a, &b, DS_READ_SECTORS), 0);
+}
+
+/* The numbers alone, as the whole parse reads them, from every line of
+ * this host's file (unchosen devices are not parsed further). */
+TEST(device_numbers_alone)
+{
+	char buf[65536];
+	ssize_t n = procfs_read("/proc/diskstats", buf, sizeof(buf));
+	EXPECT(n > 0);
+	int lines = 0;
+	for (char *line = buf, *end; *line; line = end + (*end == '\n')) {
+		end = strchrnul(line, '\n');
+		char save = *end;
+		*end = '\0';
+		unsigned major, minor;
+		struct ds_line l;
+		EXPECT_EQ(ds_line_device(line, &major, &minor), 0);
+		EXPECT_EQ(ds_parse_line(line, &l), 0);
+		EXPECT_EQ(major, l.major);
+		EXPECT_EQ(minor, l.minor);
+		*end = save;
+		lines++;
+	}
+	EXPECT(lines > 0);
+	unsigned major, minor;
+	EXPECT_EQ(ds_line_device("   8", &major, &minor), -EINVAL);
+	EXPECT_EQ(ds_line_device("8 x sda 1 2 3", &major, &minor), -EINVAL);
+	EXPECT_EQ(ds_line_device("99999999999 0 sda", &major, &minor), -EINVAL);
 }
