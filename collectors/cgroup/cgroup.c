@@ -21,6 +21,7 @@
 #include "cg_files.h"
 #include "cgroupfs.h"
 #include "collector.h"
+#include "jsonl_writer.h"
 #include "common/block_devices.h"
 
 enum field {
@@ -419,10 +420,10 @@ static void put_row(struct cgroup_src *p, bool baseline)
 		if (baseline)
 			continue;
 		json_t *o2 = p->dev[i];
-		json_object_set_new(o2, "read_bytes", dev_ok ? json_integer((json_int_t)d.read_bytes) : json_null());
-		json_object_set_new(o2, "write_bytes", dev_ok ? json_integer((json_int_t)d.write_bytes) : json_null());
-		json_object_set_new(o2, "read_ops", dev_ok ? json_integer((json_int_t)d.read_ops) : json_null());
-		json_object_set_new(o2, "write_ops", dev_ok ? json_integer((json_int_t)d.write_ops) : json_null());
+		jsonl_cell_int(o2, "read_bytes", dev_ok, (json_int_t)d.read_bytes);
+		jsonl_cell_int(o2, "write_bytes", dev_ok, (json_int_t)d.write_bytes);
+		jsonl_cell_int(o2, "read_ops", dev_ok, (json_int_t)d.read_ops);
+		jsonl_cell_int(o2, "write_ops", dev_ok, (json_int_t)d.write_ops);
 	}
 	for (int f = F_IO_READ_BYTES; f <= F_IO_WRITE_OPS; f++)
 		ok[f] = io_ok;
@@ -433,8 +434,7 @@ static void put_row(struct cgroup_src *p, bool baseline)
 		bool backwards = ok[f] && counter && now[f] < p->prev[f];
 		if (!baseline) {
 			json_int_t v = (json_int_t)(counter ? now[f] - p->prev[f] : now[f]);
-			json_object_set_new(p->row, field_names[f],
-					    ok[f] && !backwards ? json_integer(v) : json_null());
+			jsonl_cell_int(p->row, field_names[f], ok[f] && !backwards, v);
 			if (backwards && !p->backwards++)
 				json_array_append_new(p->warnings,
 						      json_sprintf("%s went down (from %llu to %llu): the cell is "

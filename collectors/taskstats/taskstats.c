@@ -45,6 +45,7 @@
 #include "clock.h"
 #include "collector.h"
 #include "host_settings.h"
+#include "jsonl_writer.h"
 #include "pidmap.h"
 #include "procfs.h"
 #include "procfs_files.h"
@@ -84,6 +85,8 @@ struct taskstats {
 		uint64_t asked, answered;
 	} *ans;
 	size_t nans, ans_cap;
+	uint32_t *order; /* indexes in ans, a process's threads together */
+	size_t order_cap;
 
 	/* exit records between ticks, from the reader thread */
 	pthread_t reader;
@@ -180,15 +183,38 @@ static void drain_listener(struct taskstats *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* The answers from p->ans[from] on, a process's threads together, then
- * the process, to ts_tree. */
-static int feed(struct taskstats *p, size_t from)
+static int by_tgid(const void *a, const void *b, void *arg)
 {
+	const struct answer *ans = arg;
+	const struct ts_record *x = &ans[*(const uint32_t *)a].r, *y = &ans[*(const uint32_t *)b].r;
+	if (x->tgid != y->tgid)
+		return (x->tgid > y->tgid) - (x->tgid < y->tgid);
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The answers from p->ans[from] on to ts_tree, a process's threads
+ * together (sorted, when sort), then the process. */
+static int feed(struct taskstats *p, size_t from, bool sort)
+{
+	size_t n = p->nans - from;
+	if (n > p->order_cap) {
+		uint32_t *o = reallocarray(p->order, n, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		p->order = o;
+		p->order_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		p->order[i] = (uint32_t)(from + i);
+	if (sort && n > 1)
+		qsort_r(p->order, n, sizeof(*p->order), by_tgid, p->ans);
 	int r = 0;
-	for (size_t i = from; r == 0 && i < p->nans;) {
-		pid_t tgid = p->ans[i].r.tgid;
-		for (; r == 0 && i < p->nans && p->ans[i].r.tgid == tgid; i++)
-			r = ts_tree_thread(&p->tree, tgid, &p->ans[i].r, p->ans[i].asked, p->ans[i].answered);
+	for (size_t i = 0; r == 0 && i < n;) {
+		pid_t tgid = p->ans[p->order[i]].r.tgid;
+		for (; r == 0 && i < n && p->ans[p->order[i]].r.tgid == tgid; i++) {
+			const struct answer *a = &p->ans[p->order[i]];
+			r = ts_tree_thread(&p->tree, tgid, &a->r, a->asked, a->answered);
+		}
 		if (r == 0)
 			r = ts_tree_process(&p->tree, tgid, leader_exiting(p, tgid));
 	}
@@ -220,7 +246,7 @@ static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
 		for (size_t i = from; i < p->nans; i++)
 			p->ans[i].r.tgid = pid;
 		drain_listener(p);
-		if ((r = feed(p, from)) < 0)
+		if ((r = feed(p, from, false)) < 0)
 			return r;
 		/* a process that exited and waits to be reaped has no live thread */
 		if (!(st.state == 'Z' && st.num_threads <= 1))
@@ -244,14 +270,6 @@ static int walk(struct taskstats *p, size_t from, struct errbuf *why)
 			return r;
 	}
 	return 0;
-}
-
-static int by_tgid(const void *a, const void *b)
-{
-	const struct answer *x = a, *y = b;
-	if (x->r.tgid != y->r.tgid)
-		return (x->r.tgid > y->r.tgid) - (x->r.tgid < y->r.tgid);
-	return (x->r.tid > y->r.tid) - (x->r.tid < y->r.tid);
 }
 
 /* The threads the episode cgroup lists, then those tracked that it does
@@ -278,11 +296,9 @@ static int scan_members(struct taskstats *p, struct errbuf *why)
 		return r;
 
 	drain_listener(p);
-	if (p->nans > 1)
-		qsort(p->ans, p->nans, sizeof(*p->ans), by_tgid);
 	if (p->keeper && (r = ts_tree_process(&p->tree, p->keeper, false)) < 0)
 		return r;
-	return feed(p, 0);
+	return feed(p, 0, true);
 }
 
 static int scan(struct taskstats *p, struct errbuf *why)
@@ -319,7 +335,9 @@ static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 	if (r < 0)
 		return r == -ENOMEM ? errbuf_set(why, ENOMEM, "out of memory") : r;
 	pthread_mutex_lock(&p->lock);
-	if (!p->reader_err)
+	/* the cgroup's scan drained after its last answer; a walk reads on
+	 * after the last process's */
+	if (!p->reader_err && p->threads_fd < 0)
 		p->reader_err = -ts_drain(&p->listen, inbox_add, p, &p->overflows);
 	for (size_t i = 0; r == 0 && i < p->ninbox; i++) {
 		const struct ts_record *rec = &p->inbox[i].r;
@@ -382,10 +400,8 @@ static void put_row(struct taskstats *p, bool lost)
 {
 	uint32_t known = lost ? 0 : p->counted & ~p->tree.untrusted;
 	for (int f = 0; f < TS_NFIELDS; f++)
-		json_object_set_new(p->row, ts_field_names[f],
-				    known & TS_BIT(f) ? json_integer((json_int_t)p->tree.delta[f])
-						      : json_null());
-	json_object_set_new(p->row, "nthreads", json_integer(p->nthreads));
+		jsonl_cell_int(p->row, ts_field_names[f], known & TS_BIT(f), (json_int_t)p->tree.delta[f]);
+	jsonl_cell_int(p->row, "nthreads", true, p->nthreads);
 }
 
 static void ts_close_state(void *state)
@@ -417,6 +433,7 @@ static void ts_close_state(void *state)
 		close(p->threads_fd);
 	free(p->threads_buf);
 	free(p->ans);
+	free(p->order);
 	free(p->inbox);
 	pidmap_free(&p->recorded);
 	free(p);

@@ -169,6 +169,8 @@ static struct ts_thread *exec_predecessor(struct ts_tree *t, pid_t tgid, bool lo
 
 static void count(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r)
 {
+	if (!memcmp(r->v, th->v, sizeof(r->v)))
+		return; /* idle since: most threads of a big tree at most ticks */
 	for (int f = 0; f < TS_NFIELDS; f++) {
 		if (!(r->present & TS_BIT(f)) || r->v[f] <= th->v[f])
 			continue;
