@@ -1,0 +1,55 @@
+# A tree of 256 idle processes with a workload among them that counts what it
+# writes and reads: proc_io and taskstats at 20 ms keep every tick (no grid
+# point passed without a row, no row more than twice the interval after the
+# last) and count each byte once, whether they find the tree by the episode
+# cgroup's lists or by walking it. Not a timing: a sampler whose tick grows
+# with the tree (a walk of 256 processes by path took 10 ms and more here)
+# misses ticks at this size on a shared 2-core VM.
+. "$(dirname "$0")/lib/common.sh"
+
+big_tree() { # name cgroup
+	# the episode ends with the workload; the sleepers are stopped with it
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1, output_dir: $WORK/episodes, cgroup: $2}
+target:
+  command: [$IOWORK, --sleepers, "255", --threads, "2", --children, "2", --orphan, --rounds, "100",
+            --pause-ms, "20", --tag, $TAG]
+  stdout: file
+sources:
+  proc_io: {interval: 20ms}
+  taskstats: {interval: 20ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/$1" "$2" <<'PY'
+import json
+from epi import expect
+w = json.loads(open(ep.dir + "/target.stdout").read())
+want_tree = "walk" if sys.argv[2] == "off" else "cgroup"
+for src in ("proc_io", "taskstats"):
+    s = ep.manifest["sources"][src]
+    rows = ep.rows[src]
+    expect(s["tree"] == want_tree, "%s found the tree by %s" % (src, s["tree"]))
+    expect(s["missed_ticks"] == 0, "%s missed %d ticks" % (src, s["missed_ticks"]))
+    late = [r["interval_ns"] for r in rows if r["interval_ns"] > 2 * s["interval_ns"]]
+    expect(not late, "%s: rows %d ms after the one before" % (src, max(late, default=0) // 1000000))
+    expect(len(rows) >= 2e9 // s["interval_ns"], "%s: %d rows" % (src, len(rows)))
+expect(max(r["nprocs"] for r in ep.rows["proc_io"]) >= 256, "proc_io never saw the 256 processes")
+expect(max(r["nthreads"] for r in ep.rows["taskstats"]) >= 256, "taskstats never saw the 256 threads")
+wchar, syscw = ep.total("proc_io", "wchar"), ep.total("proc_io", "syscw")
+expect(wchar == w["wchar"] and syscw == w["syscw"], "proc_io wchar %d syscw %d, the workload %d and %d" % (wchar, syscw, w["wchar"], w["syscw"]))
+# taskstats' chars and calls are each thread's rounded down to 1 KiB (or
+# 1024 calls): below proc_io's by less than that a thread (300 at most)
+tw, tc = ep.total("taskstats", "write_chars"), ep.total("taskstats", "write_syscalls")
+expect(0 <= syscw - tc < 1024 * 300, "taskstats write_syscalls %d against syscw %d" % (tc, syscw))
+expect(0 <= wchar - tw < 1024 * 300, "taskstats write_chars %d against wchar %d" % (tw, wchar))
+for f in ("read_bytes", "write_bytes", "cancelled_write_bytes"):
+    expect(ep.total("taskstats", f) == ep.total("proc_io", f), "%s: taskstats %d, proc_io %d" % (f, ep.total("taskstats", f), ep.total("proc_io", f)))
+print("%s: %d and %d rows, widest %.1f and %.1f ms; wchar %d = %d, syscw %d = %d; taskstats %d and %d below them" % (
+    want_tree, len(ep.rows["proc_io"]), len(ep.rows["taskstats"]),
+    max(r["interval_ns"] for r in ep.rows["proc_io"]) / 1e6, max(r["interval_ns"] for r in ep.rows["taskstats"]) / 1e6,
+    wchar, w["wchar"], syscw, w["syscw"], wchar - tw, syscw - tc))
+PY
+}
+
+check big_tree_keeps_every_tick_and_byte big_tree cgroup auto
+check big_tree_walked_keeps_every_tick_and_byte big_tree walked off
