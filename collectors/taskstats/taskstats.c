@@ -282,7 +282,7 @@ static int scan_members(struct taskstats *p, struct errbuf *why)
 				  strerror((int)-len));
 	p->tids.n = 0;
 	int r = pid_list_parse(p->threads_buf, &p->tids);
-	for (size_t i = 0; r == 0 && i < p->tids.n; i++)
+	for (size_t i = 0; r >= 0 && i < p->tids.n; i++)
 		r = pidmap_add(&p->visited, p->tids.v[i], 0);
 	if (r < 0 || (r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
 		return r;

@@ -51,5 +51,40 @@ print("%s: %d and %d rows, widest %.1f and %.1f ms; wchar %d = %d, syscw %d = %d
 PY
 }
 
+# Each thread is asked for once a tick: the queries taskstats sends (one
+# 28-byte TASKSTATS_CMD_GET each) over its waits for the tick, counted by
+# strace on its sampler, are the threads of the tree, not a multiple of them
+# (a loop that stopped early once asked each thread twice).
+asked_once() {
+	cat >"$WORK/once.yaml" <<EOY
+episode: {name: once, output_dir: $WORK/episodes}
+target: {command: [$IOWORK, --sleepers, "63", --sleep-ms, "4000"], stdout: null}
+sources: {taskstats: {interval: 10ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/once.yaml" --quiet &
+	local run=$! pid="" i
+	for i in $(seq 100); do
+		pid=$(pgrep -x iops-taskstats | head -1)
+		[ -n "$pid" ] && [ "$(ls /proc/"$pid"/fd 2>/dev/null | wc -l)" -gt 0 ] && break
+		sleep 0.05
+	done
+	sleep 1
+	timeout -s INT 1 strace -qq -e trace=sendto,epoll_wait -e signal=none -o "$WORK/once.strace" -p "$pid"
+	wait "$run" || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/once" "$WORK/once.strace" <<'PY'
+import re
+from epi import expect
+lines = open(sys.argv[2]).read().splitlines()
+ticks = sum(1 for l in lines if l.startswith("epoll_wait("))
+sent = sum(int(m.group(1)) for l in lines for m in [re.search(r"^sendto\(.*\) = (\d+)$", l)] if m)
+threads = max(r["nthreads"] for r in ep.rows["taskstats"])
+expect(ticks >= 20, "strace saw %d waits" % ticks)
+per_tick = sent / 28 / ticks
+expect(threads >= 64 and per_tick <= threads + 1, "%.1f queries a tick for %d threads" % (per_tick, threads))
+print("%.1f queries a tick for %d threads, over %d ticks" % (per_tick, threads, ticks))
+PY
+}
+
+check each_thread_is_asked_once_a_tick asked_once
 check big_tree_keeps_every_tick_and_byte big_tree cgroup auto
 check big_tree_walked_keeps_every_tick_and_byte big_tree walked off
