@@ -207,7 +207,7 @@ $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
-bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/workloads/perfwork \
+bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)/workloads/perfwork \
        $(BUILD)/workloads/blkwork $(BUILD)/workloads/iowork $(BUILD)/.test-deps
 	@tools/install-deps strace bpftrace
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
@@ -216,7 +216,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/tick_floor $(BUILD)/
 	/usr/bin/python3 bench/compression.py $(BUILD)
 	/usr/bin/python3 bench/export.py $(BUILD)
 	/usr/bin/python3 bench/report.py $(BUILD)
-	/usr/bin/python3 bench/cgroup_scale.py $(BUILD)
+	/usr/bin/python3 bench/scale.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

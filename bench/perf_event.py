@@ -11,7 +11,7 @@ perf_event sampler (the manifest's cpu_ns) as well as the whole of
 iopsample (supervisor and sampler). Divided by the samples each took: perf
 stat's intervals, iopsample's rows. REPEATS runs (default 3): medians, and
 the median of the per-run ratios (each run's two figures are paired).
-Meanwhile bench/tick_floor waits on the same 10 ms grid doing nothing: what
+Meanwhile bench/scale_floor waits on the same 10 ms grid doing nothing: what
 any sampler pays to wake up here, shown so each tool's own work per tick can
 be read off. Prints the markdown table docs/benchmarks.md holds.
 """
@@ -76,8 +76,8 @@ def one_run(build, work, name, threads, events, seconds):
     # the steady state, without either's start and end: both processes'
     # on-CPU time over the same window in the middle of the run
     sampler = sampler_of(ours.pid)
-    floor = subprocess.Popen([os.path.join(build, "bench", "tick_floor"), str(100 * (seconds - 2))],
-                             stdout=subprocess.PIPE, text=True)
+    floor = subprocess.Popen([os.path.join(build, "bench", "scale_floor"), str(100 * (seconds - 2)),
+                              os.devnull, "2", "wait"], stdout=subprocess.PIPE, text=True)
     time.sleep(0.5)
     t0, s0, p0 = time.monotonic(), on_cpu_ns(sampler), on_cpu_ns(perf.pid)
     time.sleep(seconds - 1)

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Each source's cost per tick against the size of the tree, beside the
+least the same reads cost, and perf stat.
+
+    make bench            (or: python3 bench/scale.py BUILD_DIR [SIZES] [SOURCES])
+
+For each size N (default 1, 64 and 512) and each source, one episode of 10 s
+at 10 ms with that source alone, its target an idle tree of N processes
+(tests/workloads/iowork --sleepers N-1). Measured side by side in that run:
+
+  sampler    the source's sampler's on-CPU time per tick, from the
+             scheduler's exact clock (/proc/PID/schedstat), once the
+             episode is under way (what opening cost, loading an eBPF
+             program, is left out: the manifest's cpu_ns over its rows
+             holds it too, and is shown as well);
+  floor      bench/scale_floor doing the same reads on the same tree and
+             files at the same time, in windows of 1.2 s: waiting on a
+             10 ms grid, reading what the source reads (its kept files, the
+             episode cgroup's lists, the netlink queries, the counter
+             group), and writing one line as long as the source's rows.
+             Five windows an episode; the one with the median ratio is
+             shown (this VM's cost of a wake-up alone varies by a third from
+             one second to the next);
+  perf stat  `perf stat -I 10` counting the tree's software events for
+             1.5 s (once per size: its CPU per interval, from wait4);
+  rows       rows kept of the 1000 ticks the grid has within the 10 s, and
+             the widest interval_ns among them against the 10 ms
+             interval; then the stop after it, on its own (the rows while
+             the tree is stopped: N processes exiting at once).
+
+Prints the markdown table docs/benchmarks.md holds, and exits 1 when a
+source costs more than 1.5 times its floor, or loses a tick at 512.
+"""
+import glob
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCES = ["proc_io", "taskstats", "cgroup", "diskstats", "perf_event", "syscall_io", "block_io"]
+SECONDS = 10
+INTERVAL_NS = 10_000_000
+FLOOR_TICKS = 120  # a window: 1.2 s
+WINDOWS = 5  # windows an episode: the median ratio is shown
+PERF_EVENTS = ["task-clock", "page-faults", "context-switches", "cpu-migrations"]
+
+
+def schedstat(pid):
+    with open("/proc/%d/schedstat" % pid) as f:
+        return int(f.read().split()[0])
+
+
+def find_comm(comm, deadline):
+    while time.monotonic() < deadline:
+        for d in glob.glob("/proc/[0-9]*/comm"):
+            try:
+                if open(d).read().strip() == comm:
+                    return int(d.split("/")[2])
+            except OSError:
+                pass
+        time.sleep(0.05)
+    raise SystemExit("no process %s" % comm)
+
+
+def tree_of(root):
+    """root and every descendant, parents first."""
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop(0)
+        out.append(pid)
+        for t in glob.glob("/proc/%d/task/*/children" % pid):
+            try:
+                todo += [int(x) for x in open(t).read().split()]
+            except OSError:
+                pass
+    return out
+
+
+def mean_row_len(path):
+    lines = []
+    with open(path, "rb") as f:
+        for line in f:
+            if line.endswith(b"\n"):
+                lines.append(len(line))
+            if len(lines) == 50:
+                break
+    return max(2, sum(lines) // max(1, len(lines)))
+
+
+def sampler_files(pid):
+    """What the sampler keeps open under /proc and /sys: the files it reads."""
+    out = []
+    for fd in glob.glob("/proc/%d/fd/*" % pid):
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if re.match(r"^/(proc|sys)/", target):
+            out.append(target)
+    return sorted(out)
+
+
+def floor_cmd(build, work, src, row_len, keeper, manifest, sampler, n):
+    """scale_floor doing the reads src does; it prints its on-CPU ns per tick."""
+    cmd = [os.path.join(build, "bench", "scale_floor"), str(FLOOR_TICKS), os.path.join(work, "floor.out"), str(row_len)]
+    v2 = next((c["path"] for c in manifest["cgroup"]["cgroups"] if c["version"] == 2), None)
+    if src == "proc_io":
+        return cmd + ["proc", str(keeper), os.path.join(v2, "cgroup.procs")]
+    if src == "taskstats":
+        return cmd + ["taskstats", os.path.join(v2, "cgroup.threads")]
+    if src in ("cgroup", "diskstats"):
+        return cmd + ["files"] + sampler_files(sampler)
+    if src == "perf_event":
+        counted = [e["event"] for e in manifest["sources"]["perf_event"]["events"] if e["counted"]]
+        return cmd + ["perf", str(n)] + counted
+    return cmd + ["wait"]  # the eBPF sources read mapped memory: no system call
+
+
+def side_by_side(cmd, sampler):
+    """The floor's and the sampler's CPU per tick over the same window: the
+    floor runs while the sampler samples."""
+    t0, c0 = time.monotonic(), schedstat(sampler)
+    fl = int(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    t1, c1 = time.monotonic(), schedstat(sampler)
+    return (c1 - c0) / ((t1 - t0) * 1e9 / INTERVAL_NS), fl
+
+
+def perf_stat(pids, seconds=1.5):
+    """perf stat -I 10 on the tree: its CPU per interval (user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.Popen(["perf", "stat", "-I", "10", "-x", ",", "-e", ",".join(PERF_EVENTS),
+                          "-p", ",".join(str(x) for x in pids), "-o", os.devnull],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(seconds)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate()[1]
+    if p.returncode not in (0, -signal.SIGINT, 130):
+        raise SystemExit("perf stat: exit %d: %s" % (p.returncode, err.strip()[-300:]))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu * 1e9 / (seconds * 1e9 / INTERVAL_NS)
+
+
+def episode(build, work, name, src, n, want_perf):
+    out = os.path.join(work, name)
+    cfg = out + ".yaml"
+    with open(cfg, "w") as f:
+        f.write("episode: {name: %s, output_dir: %s, duration: %ds}\n" % (name, work, SECONDS))
+        f.write("target: {command: [%s/workloads/iowork, --sleep-ms, \"%d\", --sleepers, \"%d\"], stdout: null}\n"
+                % (build, SECONDS * 1000 + 5000, n - 1))
+        f.write("sources: {%s: {interval: 10ms}}\n" % src)
+    run = subprocess.Popen([os.path.join(build, "iopsample"), "run", cfg, "--quiet"])
+    start = time.monotonic()
+    sampler = find_comm("iops-" + src, start + 5)
+    keeper = find_comm("iops-keeper", start + 5)
+    time.sleep(max(0, start + 1.2 - time.monotonic()))
+    manifest = json.load(open(os.path.join(out, "manifest.json")))
+    row_len = mean_row_len(os.path.join(out, src + ".jsonl"))
+    cmd = floor_cmd(build, work, src, row_len, keeper, manifest, sampler, n)
+    pairs = [side_by_side(cmd, sampler) for _ in range(WINDOWS)]
+    ratios = sorted(a / b for a, b in pairs)
+    mid = pairs[[a / b for a, b in pairs].index(ratios[len(ratios) // 2])]
+    ps = perf_stat(tree_of(keeper)[1:]) if want_perf else None
+    if run.wait() != 0:
+        raise SystemExit("%s: iopsample exited %d" % (name, run.returncode))
+    m = json.load(open(os.path.join(out, "manifest.json")))["sources"][src]
+    rows = [json.loads(l) for l in open(os.path.join(out, src + ".jsonl"))]
+    # the grid's ticks within the duration, and the stop after it (the tree
+    # stopped: N processes exiting at once on two cores)
+    end = rows[0]["t_mono_ns"] - rows[0]["interval_ns"] + SECONDS * 1_000_000_000
+    during = [r for r in rows if r["t_mono_ns"] <= end + INTERVAL_NS // 2]
+    stop = rows[len(during):]
+    return {"steady": mid[0], "with_open": m["cpu_ns"] / m["rows"], "floor": mid[1], "perf": ps,
+            "rows": len(during), "missed": sum(max(0, round(r["interval_ns"] / INTERVAL_NS) - 1) for r in during),
+            "widest": max(r["interval_ns"] for r in during), "stop": stop, "missed_all": m["missed_ticks"],
+            "row_len": row_len}
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    sizes = [int(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else [1, 64, 512]
+    sources = sys.argv[3].split(",") if len(sys.argv) > 3 else SOURCES
+    work = tempfile.mkdtemp(prefix="iopsample-bench-scale-")
+    resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1:] * 2)
+    res = {}
+    for n in sizes:
+        for i, src in enumerate(sources):
+            res[(n, src)] = episode(build, work, "%s_%d" % (src, n), src, n, i == 0)
+    expected = SECONDS * 1_000_000_000 // INTERVAL_NS
+    print("| source | processes | sampler per tick | floor (same reads) | sampler / floor "
+          "| with opening (cpu_ns / rows) | `perf stat -I 10` | rows in the 10 s | widest interval | the stop: rows, widest |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    bad = []
+    for src in sources:
+        for n in sizes:
+            r = res[(n, src)]
+            perf = next((res[(n, s)]["perf"] for s in sources if res[(n, s)]["perf"]), None)
+            ratio = r["steady"] / r["floor"]
+            print("| %s | %d | %.0f µs | %.0f µs | %.2f× | %.0f µs | %s | %d, %d missed | %.1f ms | %d, %.1f ms |" % (
+                src, n, r["steady"] / 1000, r["floor"] / 1000, ratio, r["with_open"] / 1000,
+                "%.0f µs" % (perf / 1000) if perf else "—", r["rows"], r["missed"], r["widest"] / 1e6,
+                len(r["stop"]), max((x["interval_ns"] for x in r["stop"]), default=0) / 1e6))
+            if ratio > 1.5:
+                bad.append("%s at %d: %.2f× its floor" % (src, n, ratio))
+            if n == 512 and (r["rows"] < expected or r["missed"] or r["widest"] > 2 * INTERVAL_NS):
+                bad.append("%s at 512: %d rows of %d, widest interval %.1f ms" % (src, r["rows"], expected, r["widest"] / 1e6))
+    if bad:
+        print("\nover the bar: " + "; ".join(bad))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

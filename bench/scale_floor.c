@@ -1,0 +1,394 @@
+/* scale_floor: the least a sampler can spend per tick on a source's reads.
+ *
+ * A bare loop on the same 10 ms grid (an absolute CLOCK_MONOTONIC timerfd)
+ * doing the reads the source does, everything kept open, and writing one
+ * line per tick of the length of the source's rows to OUT. bench/scale.py
+ * runs it beside each source on the same idle tree; bench/perf_event.py
+ * uses its wait mode. Prints its on-CPU ns per tick (the scheduler's exact
+ * clock) over TICKS ticks, the first one not counted.
+ *
+ *   scale_floor TICKS OUT LINE_LEN wait
+ *       only the wait and the line (the eBPF sources: their counts are in
+ *       memory mapped from the kernel, read without a system call)
+ *   scale_floor TICKS OUT LINE_LEN files FILE...
+ *       each FILE read whole from offset 0 (diskstats, cgroup)
+ *   scale_floor TICKS OUT LINE_LEN proc ROOT CGROUP_PROCS
+ *       proc_io with an episode cgroup: the cgroup's member list, each
+ *       member's /proc/PID/io and the root's, and a poll of their pidfds
+ *       (whether one exited, which would need its stat)
+ *   scale_floor TICKS OUT LINE_LEN taskstats CGROUP_THREADS
+ *       the cgroup's thread list, then TASKSTATS_CMD_GET for each thread,
+ *       sent 64 to a message and received with recvmmsg; a look at a
+ *       socket registered for exit records, and kernel.task_delayacct
+ *       (whether the delays still count)
+ *   scale_floor TICKS OUT LINE_LEN perf PROCESSES EVENT...
+ *       a tree of PROCESSES idle processes forked under counters opened
+ *       as perf_event opens them (one group, inherited, on the tree's
+ *       first process before it starts), one read of the group a tick */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/perf_event.h>
+#include <linux/taskstats.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BATCH 64
+
+static char buf[1 << 16];
+static char *list;
+static size_t list_cap;
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static uint64_t on_cpu_ns(void)
+{
+	char b[128];
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
+	if (n <= 0)
+		die("schedstat");
+	close(fd);
+	b[n] = '\0';
+	return strtoull(b, NULL, 10);
+}
+
+/* A whole file from offset 0: until a read returns nothing. */
+static size_t read_whole(int fd)
+{
+	size_t len = 0;
+	for (;;) {
+		if (list_cap - len < 4096 + 1) {
+			list_cap = list_cap ? list_cap * 2 : 65536;
+			if (!(list = realloc(list, list_cap)))
+				die("realloc");
+		}
+		ssize_t n = pread(fd, list + len, list_cap - 1 - len, (off_t)len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	list[len] = '\0';
+	return len;
+}
+
+static int open_or_die(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	return fd;
+}
+
+/* ---- files ---- */
+
+static int *files;
+static size_t nfiles;
+
+/* ---- proc ---- */
+
+static int *io;
+static size_t nio;
+static int procs_fd = -1, ep = -1;
+
+static void proc_setup(pid_t root, const char *procs)
+{
+	procs_fd = open_or_die(procs);
+	read_whole(procs_fd);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	size_t n = 1;
+	for (char *p = list; *p; p++)
+		n += *p == '\n';
+	io = calloc(n, sizeof(*io));
+	pid_t pid = root;
+	for (char *p = list, *end;; p = end) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+		io[nio++] = open_or_die(path);
+		int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		struct epoll_event ev = {.events = EPOLLIN};
+		if (pidfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev) < 0)
+			die("pidfd");
+		pid = (pid_t)strtol(p, &end, 10);
+		if (end == p)
+			break;
+	}
+}
+
+static void proc_tick(void)
+{
+	read_whole(procs_fd);
+	for (size_t i = 0; i < nio; i++)
+		if (pread(io[i], buf, 512, 0) <= 0)
+			die("io");
+	struct epoll_event ev[64];
+	epoll_wait(ep, ev, 64, 0);
+}
+
+/* ---- taskstats ---- */
+
+static int nl = -1, listener = -1, threads_fd = -1, delayacct = -1;
+static uint16_t family;
+static pid_t *tids;
+static size_t ntids;
+
+static void taskstats_setup(const char *threads)
+{
+	threads_fd = open_or_die(threads);
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+	int rcvbuf = 1 << 20;
+	if (nl < 0 || bind(nl, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("netlink");
+	setsockopt(nl, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+		char attrs[64];
+	} req = {0};
+	req.n.nlmsg_type = GENL_ID_CTRL;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = CTRL_CMD_GETFAMILY;
+	req.g.version = 1;
+	struct nlattr *a = (struct nlattr *)req.attrs;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof(TASKSTATS_GENL_NAME);
+	memcpy((char *)a + NLA_HDRLEN, TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME));
+	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(a->nla_len);
+	if (send(nl, &req, req.n.nlmsg_len, 0) < 0)
+		die("send");
+	ssize_t n = recv(nl, buf, sizeof(buf), 0);
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct nlattr *at = (struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN);
+	for (ssize_t left = n - NLMSG_LENGTH(GENL_HDRLEN); left > 0;) {
+		if (at->nla_type == CTRL_ATTR_FAMILY_ID)
+			family = *(uint16_t *)((char *)at + NLA_HDRLEN);
+		left -= NLA_ALIGN(at->nla_len);
+		at = (struct nlattr *)((char *)at + NLA_ALIGN(at->nla_len));
+	}
+	if (!family)
+		die("TASKSTATS");
+
+	listener = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (listener < 0 || bind(listener, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("netlink");
+	char cpus[64] = "0";
+	int fd = open_or_die("/sys/devices/system/cpu/possible");
+	ssize_t len = read(fd, cpus, sizeof(cpus) - 1);
+	close(fd);
+	cpus[len > 0 ? strcspn(cpus, "\n") : 1] = '\0';
+	memset(&req, 0, sizeof(req));
+	req.n.nlmsg_type = family;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = TASKSTATS_CMD_GET;
+	req.g.version = 1;
+	a->nla_type = TASKSTATS_CMD_ATTR_REGISTER_CPUMASK;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + strlen(cpus) + 1);
+	memcpy((char *)a + NLA_HDRLEN, cpus, strlen(cpus) + 1);
+	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(a->nla_len);
+	if (send(listener, &req, req.n.nlmsg_len, 0) < 0)
+		die("register");
+	delayacct = open_or_die("/proc/sys/kernel/task_delayacct");
+}
+
+static void taskstats_tick(void)
+{
+	while (recv(listener, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	if (pread(delayacct, buf, 8, 0) <= 0)
+		die("task_delayacct");
+	read_whole(threads_fd);
+	ntids = 0;
+	for (char *p = list, *end;; p = end) {
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (!(ntids % 1024) && !(tids = realloc(tids, (ntids + 1024) * sizeof(*tids))))
+			die("realloc");
+		tids[ntids++] = (pid_t)v;
+	}
+	static struct req {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+		struct nlattr a;
+		uint32_t pid;
+	} reqs[BATCH];
+	static char rbuf[BATCH][1024];
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	for (size_t from = 0; from < ntids; from += BATCH) {
+		size_t k = ntids - from < BATCH ? ntids - from : BATCH;
+		for (size_t i = 0; i < k; i++)
+			reqs[i] = (struct req){
+				.n = {.nlmsg_len = sizeof(struct req), .nlmsg_type = family,
+				      .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = (uint32_t)i},
+				.g = {.cmd = TASKSTATS_CMD_GET, .version = 1},
+				.a = {.nla_len = NLA_HDRLEN + 4, .nla_type = TASKSTATS_CMD_ATTR_PID},
+				.pid = (uint32_t)tids[from + i]};
+		if (send(nl, reqs, k * sizeof(struct req), 0) < 0)
+			die("send");
+		for (size_t i = 0; i < k; i++) {
+			iov[i] = (struct iovec){rbuf[i], sizeof(rbuf[i])};
+			msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+		}
+		for (size_t got = 0; got < k;) {
+			int r = recvmmsg(nl, msgs, (unsigned)(k - got), MSG_DONTWAIT, NULL);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+	}
+}
+
+/* ---- perf ---- */
+
+static int leader = -1;
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+} events[] = {
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+};
+
+static void perf_setup(long processes, char **names, int n)
+{
+	int go[2];
+	if (pipe(go) < 0)
+		die("pipe");
+	pid_t first = fork();
+	if (first == 0) {
+		char c;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1); /* the bench waits for the floor's output to end */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (long i = 1; i < processes; i++)
+			if (fork() == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL); /* with the tree's first */
+				break;
+			}
+		pause();
+		_exit(0);
+	}
+	close(go[0]);
+	for (int i = 0; i < n; i++) {
+		size_t e = 0;
+		while (e < sizeof(events) / sizeof(events[0]) && strcmp(events[e].name, names[i]))
+			e++;
+		if (e == sizeof(events) / sizeof(events[0])) {
+			fprintf(stderr, "scale_floor: no event %s\n", names[i]);
+			exit(2);
+		}
+		struct perf_event_attr attr = {.size = sizeof(attr), .type = events[e].type,
+					       .config = events[e].config, .inherit = 1,
+					       .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+							      PERF_FORMAT_TOTAL_TIME_RUNNING};
+		if (leader < 0)
+			attr.read_format |= PERF_FORMAT_GROUP;
+		int fd = (int)syscall(SYS_perf_event_open, &attr, first, -1, leader, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			die(names[i]);
+		if (leader < 0)
+			leader = fd;
+	}
+	if (write(go[1], "g", 1) != 1)
+		die("release");
+	usleep(300000); /* the tree forks */
+}
+
+static void perf_tick(void)
+{
+	if (read(leader, buf, sizeof(buf)) <= 0)
+		die("perf read");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		fprintf(stderr, "usage: scale_floor TICKS OUT LINE_LEN MODE ARGS...\n");
+		return 2;
+	}
+	long ticks = atol(argv[1]);
+	int out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t line_len = (size_t)atol(argv[3]);
+	const char *mode = argv[4];
+	void (*work)(void) = NULL;
+	if (out < 0 || line_len < 2 || line_len > sizeof(buf))
+		die("OUT or LINE_LEN");
+	if (!strcmp(mode, "files")) {
+		files = calloc((size_t)argc, sizeof(*files));
+		for (int i = 5; i < argc; i++)
+			files[nfiles++] = open_or_die(argv[i]);
+	} else if (!strcmp(mode, "proc") && argc == 7) {
+		proc_setup((pid_t)atoi(argv[5]), argv[6]);
+		work = proc_tick;
+	} else if (!strcmp(mode, "taskstats") && argc == 6) {
+		taskstats_setup(argv[5]);
+		work = taskstats_tick;
+	} else if (!strcmp(mode, "perf") && argc >= 7) {
+		perf_setup(atol(argv[5]), argv + 6, argc - 6);
+		work = perf_tick;
+	} else if (strcmp(mode, "wait")) {
+		fprintf(stderr, "scale_floor: unknown mode or arguments: %s\n", mode);
+		return 2;
+	}
+
+	char *line = malloc(line_len);
+	memset(line, 'x', line_len - 1);
+	line[line_len - 1] = '\n';
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	struct itimerspec its = {.it_interval = {0, 10000000}, .it_value = {now.tv_sec, now.tv_nsec}};
+	its.it_value.tv_nsec += 20000000; /* the first tick in 20 ms */
+	if (its.it_value.tv_nsec >= 1000000000)
+		its.it_value.tv_sec++, its.it_value.tv_nsec -= 1000000000;
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (tfd < 0 || timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		die("timerfd");
+	uint64_t start = 0;
+	for (long t = -1; t < ticks; t++) {
+		uint64_t exp;
+		if (read(tfd, &exp, sizeof(exp)) < 0)
+			die("timerfd read");
+		if (t == -1)
+			start = on_cpu_ns();
+		for (size_t i = 0; i < nfiles; i++)
+			read_whole(files[i]);
+		if (work)
+			work();
+		if (write(out, line, line_len) != (ssize_t)line_len)
+			die("write");
+	}
+	printf("%llu\n", (unsigned long long)((on_cpu_ns() - start) / (uint64_t)ticks));
+	return 0;
+}
