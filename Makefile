@@ -22,10 +22,11 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 	libmnl-dev libpcre2-dev pkg-config curl
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
-# (ground truth for perf_event), valgrind, clang with its libFuzzer, and the
-# JSON-Schema-Test-Suite (reader/json_schema.c against the official cases)
+# (ground truth for perf_event), valgrind, clang with its libFuzzer, the
+# JSON-Schema-Test-Suite (reader/json_schema.c against the official cases),
+# and mkfs.ext4 (a filesystem on a loop device: where sync(2) writes back)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
-	libclang-rt-14-dev chromium json-schema-test-suite
+	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)

@@ -48,6 +48,7 @@ struct block_io {
 	struct ebpf_slots slots;
 	struct blk_devices devs;
 	struct bio_slot prev; /* the counts at the previous sample */
+	json_t *manifest;     /* the source's entry: slots_deferred */
 	json_t *total[BIO_COUNTERS];
 	json_t *by_dev[BLK_MAX_DEVICES][BIO_COUNTERS];
 	json_t *hist[2][2][LOG2_HIST_BUCKETS];
@@ -80,6 +81,8 @@ static int bio_probe(struct source_config *sc, const struct target_info *t, json
 	struct block_io_bpf *skel;
 	json_t *facts = json_object();
 	int r = ebpf_host_check(facts, why);
+	if (r == 0)
+		r = ebpf_need_loop(facts, why);
 	if (r == 0 && (r = load(&skel, why)) == 0)
 		block_io_bpf__destroy(skel);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
@@ -95,6 +98,7 @@ static void bio_close(void *state)
 		return;
 	ebpf_slots_close(&b->slots);
 	block_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
+	json_decref(b->manifest);
 	free(b);
 }
 
@@ -176,6 +180,7 @@ static int bio_sample(void *state, struct errbuf *why)
 									  b->prev.latency_hist[dir][k]));
 		}
 	b->prev = *now;
+	ebpf_slots_report(&b->slots, b->manifest);
 	return 0;
 }
 
@@ -201,6 +206,8 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	b->prev = *(const struct bio_slot *)ebpf_slots_read(&b->slots);
 	add_fields(b, row);
 	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
+	b->manifest = json_incref(manifest);
+	ebpf_slots_report(&b->slots, manifest);
 	*state = b;
 	return 0;
 }

@@ -47,6 +47,9 @@ struct sio_backend {
 		    struct errbuf *why);
 	/* Everything counted since open, each call wholly or not at all. */
 	int (*snapshot)(void *state, struct sio_totals *out, struct errbuf *why);
+	/* Optional: what the manifest entry should say of the counting so far
+	 * (the ebpf backend's slots_deferred), after each snapshot. */
+	void (*report)(void *state, json_t *manifest);
 	/* Optional: let go of the target before the last snapshot. */
 	void (*finish)(void *state);
 	void (*close)(void *state);

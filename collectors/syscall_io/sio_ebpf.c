@@ -102,11 +102,18 @@ static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why
 	return 0;
 }
 
+static void ebpf_report(void *state, json_t *manifest)
+{
+	struct sio_ebpf *e = state;
+	ebpf_slots_report(&e->slots, manifest);
+}
+
 const struct sio_backend sio_ebpf = {
 	.name = "ebpf",
 	.holds_target = false,
 	.probe = ebpf_probe,
 	.open = ebpf_open,
 	.snapshot = ebpf_snapshot,
+	.report = ebpf_report,
 	.close = ebpf_close,
 };

@@ -22,6 +22,7 @@ static const char *const choice_names[] = {[SIO_AUTO] = "auto", [SIO_EBPF] = "eb
 struct syscall_io {
 	const struct sio_backend *backend;
 	void *counter; /* the backend's state */
+	json_t *manifest; /* the source's entry, for the backend's report */
 	size_t n;
 	enum io_dir dir[SIO_MAX_SYSCALLS];
 	struct sio_totals prev;
@@ -202,6 +203,7 @@ static void sio_close(void *state)
 	if (!s)
 		return;
 	s->backend->close(s->counter);
+	json_decref(s->manifest);
 	free(s);
 }
 
@@ -233,6 +235,9 @@ static int sio_open(const struct source_config *sc, const struct target_info *t,
 		return r;
 	}
 	add_fields(s, cfg, row); /* attached: counting starts at the snapshot above */
+	s->manifest = json_incref(manifest);
+	if (s->backend->report)
+		s->backend->report(s->counter, manifest);
 	*state = s;
 	return 0;
 }
@@ -265,6 +270,8 @@ static int sio_sample(void *state, struct errbuf *why)
 	}
 	json_integer_set(s->errors, (json_int_t)errors);
 	s->prev = now;
+	if (s->backend->report)
+		s->backend->report(s->counter, s->manifest);
 	return 0;
 }
 

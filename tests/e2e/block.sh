@@ -74,9 +74,15 @@ for d in ("read", "write"):
                "row %d: %s histograms do not sum to its ops" % (i, d))
 for f in ("flush_ops", "discard_ops", "discard_bytes"):
     expect(ep.total("block_io", f) == 0, f)
+expect(type(ep.manifest["sources"]["block_io"].get("slots_deferred")) is int, "no slots_deferred")
 print("block_io: the tree's %d reads, %d writes (%d + %d bytes) exactly, in %d rows" % (
     tree["read_ops"], tree["write_ops"], tree["read_bytes"], tree["write_bytes"], len(rows)))
 PY
+	# the kernel's bpf_loop (Linux 5.17), which the programs need, is probed for
+	"$IOPSAMPLE" probe | "$PY" -c '
+import json, sys
+e = json.load(sys.stdin)["sources"]["block_io"]["ebpf"]
+assert e["bpf_loop"] is True and e["works"] is True, e'
 }
 
 direct_outside() {
@@ -178,6 +184,44 @@ print("buffered %d bytes + fsync: %d bios of the tree, merged into %d requests (
 PY
 }
 
+# Who writes back what a buffered write dirtied, on ext4 on a loop device of
+# its own: sync(2) (coreutils' `sync`) only wakes the flusher and waits for
+# it, so those bios are the kernel's, in all_write_bytes and not the tree's;
+# fsync(2) of the file (`sync FILE`) writes back in the calling task, so they
+# are the tree's.
+sync_episode() { # name command-after-the-write
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "dd if=/dev/zero of=$WORK/mnt/f bs=1M count=8 status=none && $2"]}
+sources:
+  proc_io: {interval: 20ms}
+  block_io: {interval: 20ms, devices: [$(basename "$FSLOOP")]}
+EOY
+	rm -f "$WORK/mnt/f" && "$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || { echo "run $1: exit $?"; return 1; }
+}
+
+sync_writeback() (
+	FSLOOP=
+	trap 'umount "$WORK/mnt" 2>/dev/null; [ -n "$FSLOOP" ] && losetup -d "$FSLOOP"; rm -f "$WORK/fs.img"' EXIT
+	truncate -s 96M "$WORK/fs.img" && FSLOOP=$(losetup -f --show "$WORK/fs.img") || { FSLOOP=; echo "no loop device"; exit 1; }
+	mkfs.ext4 -q "$FSLOOP" && mkdir -p "$WORK/mnt" && mount "$FSLOOP" "$WORK/mnt" || { echo "mkfs or mount failed"; exit 1; }
+	sync_episode sync2 sync || exit 1
+	sync_episode fsync "sync $WORK/mnt/f" || exit 1
+	"$PY" - "$WORK/episodes" <<'PY'
+import json, sys
+def total(name, src, f):
+    return sum(json.loads(l)[f] for l in open("%s/%s/%s.jsonl" % (sys.argv[1], name, src)))
+n = 8 << 20
+for name in ("sync2", "fsync"):
+    assert total(name, "proc_io", "write_bytes") == n, "%s: proc_io write_bytes %d" % (name, total(name, "proc_io", "write_bytes"))
+tree, all_ = total("sync2", "block_io", "write_bytes"), total("sync2", "block_io", "all_write_bytes")
+assert tree < n // 8 and all_ >= n, "sync(2): the tree wrote %d, the device took %d" % (tree, all_)
+ftree = total("fsync", "block_io", "write_bytes")
+assert ftree >= n, "fsync: the tree wrote %d of %d" % (ftree, n)
+print("8 MiB dirtied: after sync(2) the tree sent %d bytes and the device took %d; after fsync the tree sent %d" % (tree, all_, ftree))
+PY
+)
+
 rows_at_least() { [ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ]; }
 
 # A device that leaves /proc/diskstats mid-episode (a loop device removed
@@ -268,7 +312,7 @@ if ! setup >"$WORK/setup.out" 2>&1; then
 	setup_out=$(tr '\n' ' ' <"$WORK/setup.out")
 	for t in block_io_counts_the_trees_direct_io_exactly block_io_all_holds_io_from_outside_the_tree \
 		diskstats_agrees_with_block_io_all export_spreads_block_sources_over_a_grid \
-		buffered_writes_reach_the_device_at_fsync_in_the_tree diskstats_device_that_vanishes_is_null_and_warned \
+		buffered_writes_reach_the_device_at_fsync_in_the_tree sync_hands_writeback_to_the_flusher_fsync_keeps_it diskstats_device_that_vanishes_is_null_and_warned \
 		block_sources_nonexistent_device_exits_78 block_io_not_permitted_exits_77_or_unavailable; do
 		skip $t "no loop device: $setup_out"
 	done
@@ -286,6 +330,7 @@ else
 	done
 fi
 check buffered_writes_reach_the_device_at_fsync_in_the_tree buffered_fsync
+check sync_hands_writeback_to_the_flusher_fsync_keeps_it sync_writeback
 check diskstats_device_that_vanishes_is_null_and_warned vanishing
 check block_sources_nonexistent_device_exits_78 bad_devices
 if id nobody >/dev/null 2>&1; then

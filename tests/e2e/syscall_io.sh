@@ -36,6 +36,9 @@ expect(ep.manifest["status"] == "complete", "status " + ep.manifest["status"])
 want = ep.manifest["config"]["sources"]["syscall_io"]["backend"]
 ran = ep.manifest["sources"]["syscall_io"]["backend"]
 expect(want in ("auto", ran), "backend %s ran, %s configured" % (ran, want))
+# the slot reads that left a CPU's newest counts for the next row (ebpf only)
+deferred = ep.manifest["sources"]["syscall_io"].get("slots_deferred")
+expect(type(deferred) is int if ran == "ebpf" else deferred is None, "slots_deferred %r with %s" % (deferred, ran))
 for name, want in w["syscalls"].items():
     got = {k: sum(r["by_syscall"][name][k] for r in rows) for k in ("calls", "bytes", "errors")}
     expect(got == want, "%s: episode %s, workload %s" % (name, got, want))

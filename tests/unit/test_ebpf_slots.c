@@ -114,6 +114,29 @@ static void *writer(void *arg)
  * thousand reads. (Two threads on two CPUs keep slot 0 mid-update far more
  * than a CPU's preempted programs ever do, so most of its reads keep the
  * older copy.) */
+TEST(the_manifest_counts_the_reads_that_deferred)
+{
+	static struct slot slots[2];
+	struct ebpf_slots r;
+	EXPECT_EQ(ebpf_slots_init(&r, slots, sizeof(struct slot), 2), 0);
+	json_t *m = json_object();
+	ebpf_slots_read(&r);
+	ebpf_slots_report(&r, m);
+	EXPECT_EQ(json_integer_value(json_object_get(m, "slots_deferred")), 0);
+	enter(&slots[1]); /* a program preempted inside its update */
+	payload(&slots[1], 0);
+	ebpf_slots_read(&r);
+	ebpf_slots_read(&r);
+	ebpf_slots_report(&r, m);
+	EXPECT_EQ(json_integer_value(json_object_get(m, "slots_deferred")), 2);
+	leave(&slots[1]);
+	EXPECT_EQ(((const struct slot *)ebpf_slots_read(&r))->calls, 1);
+	ebpf_slots_report(&r, m);
+	EXPECT_EQ(json_integer_value(json_object_get(m, "slots_deferred")), 2);
+	json_decref(m);
+	ebpf_slots_close(&r);
+}
+
 TEST(reads_under_concurrent_writers_are_whole)
 {
 	struct ebpf_slots r;

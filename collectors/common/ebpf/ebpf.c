@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* include/linux/proc_ns.h: the inode of the initial pid namespace */
@@ -57,6 +58,23 @@ int ebpf_host_check(json_t *facts, struct errbuf *why)
 		return errbuf_set(why, ENOTSUP,
 				  "iopsample runs in a pid namespace of its own, where pids are not the kernel's");
 	return 0;
+}
+
+int ebpf_need_loop(json_t *facts, struct errbuf *why)
+{
+	/* any program type has it once it exists; raw tracepoints are what
+	 * libbpf can probe without a BTF target */
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL);
+	json_object_set_new(facts, "bpf_loop", r < 0 ? json_null() : json_boolean(r == 1));
+	if (r == 1)
+		return 0;
+	struct utsname u;
+	const char *release = uname(&u) == 0 ? u.release : "?";
+	if (r == 0)
+		return errbuf_set(why, ENOTSUP, "the kernel (%s) has no bpf_loop helper: Linux 5.17 or later",
+				  release);
+	return errbuf_set(why, -r, "probing the kernel (%s) for the bpf_loop helper: %s", release,
+			  strerror(-r));
 }
 
 int ebpf_load(struct bpf_object_skeleton *skel, struct errbuf *why)

@@ -22,6 +22,12 @@
  * and "host_pid_ns" to facts. 0 or -errno with why. */
 int ebpf_host_check(json_t *facts, struct errbuf *why);
 
+/* Whether the kernel gives programs bpf_loop() (Linux 5.17), which block_io
+ * walks a request's bios with: adds "bpf_loop" to facts. 0, or -ENOTSUP
+ * with why (the kernel's version and what it lacks) before a load that the
+ * verifier would refuse with a message no user could read. */
+int ebpf_need_loop(json_t *facts, struct errbuf *why);
+
 /* libbpf's messages go to a buffer of this process instead of stderr; the
  * last warning is kept for ebpf_fail(). Idempotent. */
 void ebpf_quiet_libbpf(void);

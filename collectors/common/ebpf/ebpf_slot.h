@@ -35,9 +35,9 @@ struct ebpf_slot_seq {
 #define EBPF_SLOT_LEAVE(seq) EBPF_SLOT_BUMP(&(seq)->ended)
 #define EBPF_SLOT_ADD(p, v) __sync_fetch_and_add((p), (v))
 
-/* The array map of a source's slots, type slot_t: one per possible CPU
- * (ebpf_slots_size() sets the number before load), mapped read-only by the
- * sampler (BPF_F_MMAPABLE). */
+/* The array map of a source's slots, type slot_t: one for each possible CPU
+ * id up to the highest (ebpf_slots_size() sets the number before load),
+ * mapped read-only by the sampler (BPF_F_MMAPABLE). */
 #define EBPF_SLOTS_MAP(name, slot_t)                                                               \
 	struct {                                                                                   \
 		__uint(type, BPF_MAP_TYPE_ARRAY);                                                  \

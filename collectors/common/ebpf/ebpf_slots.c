@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "ebpf_slot.h"
 
 #define TRIES 8
@@ -15,9 +16,12 @@ enum { ENDED, BEGUN, PAYLOAD }; /* word indexes of struct ebpf_slot_seq */
 
 int ebpf_slots_size(struct bpf_map *map, struct errbuf *why)
 {
-	int n = libbpf_num_possible_cpus();
+	/* by CPU id: libbpf_num_possible_cpus() counts the CPUs, which is fewer
+	 * than the highest id + 1 where the possible mask has holes */
+	int n = cpulist_possible_slots();
 	if (n <= 0)
-		return errbuf_set(why, -n, "counting the possible CPUs: %s", strerror(-n));
+		return errbuf_set(why, -n, "reading /sys/devices/system/cpu/possible: %s",
+				  strerror(-n));
 	int r = bpf_map__set_max_entries(map, (__u32)n);
 	return r < 0 ? errbuf_set(why, -r, "sizing %s: %s", bpf_map__name(map), strerror(-r)) : 0;
 }
@@ -86,6 +90,14 @@ const void *ebpf_slots_read(struct ebpf_slots *s)
 		if (!refresh(s, i))
 			s->deferred++;
 	return s->total;
+}
+
+void ebpf_slots_report(struct ebpf_slots *s, json_t *manifest)
+{
+	if (s->deferred == s->reported && json_object_get(manifest, "slots_deferred"))
+		return;
+	json_object_set_new(manifest, "slots_deferred", json_integer((json_int_t)s->deferred));
+	s->reported = s->deferred;
 }
 
 void ebpf_slots_close(struct ebpf_slots *s)

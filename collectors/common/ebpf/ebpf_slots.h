@@ -17,6 +17,7 @@
 #define IOPSAMPLE_EBPF_SLOTS_H
 
 #include <bpf/libbpf.h>
+#include <jansson.h>
 #include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,9 +33,10 @@ struct ebpf_slots {
 	__u64 *scratch; /* a copy in progress */
 	__u64 *total;   /* the sum of the copies; its sequence words are 0 */
 	uint64_t deferred; /* slots whose newest counts a read left for the next */
+	uint64_t reported; /* deferred as the manifest last said it */
 };
 
-/* Before load: one slot per possible CPU. */
+/* Before load: a slot for each possible CPU id (up to the highest). */
 int ebpf_slots_size(struct bpf_map *map, struct errbuf *why);
 /* After load: maps it read-only; slot_size is sizeof the source's slot
  * struct. */
@@ -44,6 +46,10 @@ int ebpf_slots_open(struct ebpf_slots *s, struct bpf_map *map, size_t slot_size,
 int ebpf_slots_init(struct ebpf_slots *s, const void *slots, size_t slot_size, unsigned nslots);
 /* The sum over CPUs, laid out as the source's slot struct (aligned for it). */
 const void *ebpf_slots_read(struct ebpf_slots *s);
+/* The manifest entry's "slots_deferred": how many slot reads so far left a
+ * CPU's newest counts for the next row; set when it changed (and the first
+ * time). */
+void ebpf_slots_report(struct ebpf_slots *s, json_t *manifest);
 void ebpf_slots_close(struct ebpf_slots *s);
 
 #endif

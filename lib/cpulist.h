@@ -1,0 +1,14 @@
+/* CPU lists as the kernel prints them (/sys/devices/system/cpu/possible,
+ * cpuset.cpus): "0-3,8,10-11". */
+#ifndef IOPSAMPLE_CPULIST_H
+#define IOPSAMPLE_CPULIST_H
+
+/* The highest CPU id in list (up to a newline or its end), or -EINVAL when
+ * it is not such a list. */
+int cpulist_highest(const char *list);
+/* The slots an array indexed by CPU id needs on this host: the highest
+ * possible CPU id + 1, which on a host with a sparse possible mask ("0,2",
+ * "0-3,8-11") is more than the number of possible CPUs; or -errno. */
+int cpulist_possible_slots(void);
+
+#endif
