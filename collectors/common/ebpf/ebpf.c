@@ -22,7 +22,8 @@ static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list 
 	char line[sizeof(last_warning)];
 	vsnprintf(line, sizeof(line), fmt, ap);
 	line[strcspn(line, "\n")] = '\0'; /* the first line: a verifier log follows it */
-	if (*line)
+	/* a program's refusal is said first; "failed to load object" follows */
+	if (*line && !strstr(last_warning, "prog '"))
 		memcpy(last_warning, line, sizeof(line));
 	return 0;
 }
