@@ -24,9 +24,10 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, clang with its libFuzzer, the
 # JSON-Schema-Test-Suite (reader/json_schema.c against the official cases),
-# and mkfs.ext4 (a filesystem on a loop device: where sync(2) writes back)
+# mkfs.ext4 (a filesystem on a loop device: where sync(2) writes back), and
+# fio (ground truth for syscall_io's aio and io_uring)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
-	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs
+	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -151,7 +152,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
 
 # No dynamic loader reading libraries before main: its counts are its own.
-$(BUILD)/workloads/sysio $(BUILD)/workloads/reuse: LDFLAGS += -static
+$(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio: LDFLAGS += -static
 
 # The tools users hold, from the npm registry at pinned versions, for the
 # tests: ajv, a stock JSON Schema validator of another language than

@@ -1,17 +1,24 @@
-/* The syscalls syscall_io can count: each returns the number of bytes it
- * moved, so one table says its number on this architecture and which
- * direction its bytes go. */
+/* The families syscall_io can count: syscalls that return the number of
+ * bytes they moved (or, for recvmmsg and sendmmsg, the messages whose
+ * lengths hold them), and the requests of Linux native AIO and io_uring,
+ * whose completions do. One table says each one's number on this
+ * architecture, which sides its bytes count on, and which of its arguments
+ * are the descriptors whose kind (file, pipe, socket, ...) each side is. */
 #ifndef IOPSAMPLE_IO_SYSCALLS_H
 #define IOPSAMPLE_IO_SYSCALLS_H
 
 #include <stddef.h>
 
-enum io_dir { IO_READ, IO_WRITE };
+#include "sio_rules.h"
 
 struct io_syscall {
 	const char *name;
 	int nr;
-	enum io_dir dir;
+	enum sio_sides sides;
+	signed char fd_arg[2]; /* [enum io_dir]: the argument holding that side's fd, or -1 */
+	unsigned char msgvec;  /* the bytes are the msg_len of the first rval mmsghdrs at arg 1 */
+	enum sio_via via;
+	int reap_nr[2]; /* SIO_VIA_AIO: the syscalls whose exits the ptrace tracer reads events at */
 };
 
 extern const struct io_syscall io_syscalls[];

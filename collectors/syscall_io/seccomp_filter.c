@@ -9,11 +9,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int seccomp_filter_build(const int *nrs, size_t n, uint32_t ret, uint16_t data,
-			 struct sock_filter *insns)
+int seccomp_filter_build(const int *nrs, const uint16_t *index, size_t n, uint32_t ret,
+			 uint16_t data, struct sock_filter *insns)
 {
-	if (n > SECCOMP_FILTER_MAX_NRS || (uint32_t)data + n > SECCOMP_RET_DATA + 1u)
+	if (n > SECCOMP_FILTER_MAX_NRS)
 		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if ((uint32_t)data + (index ? index[i] : i) > SECCOMP_RET_DATA)
+			return -EINVAL;
 	size_t k = 0;
 	/* The matches, each a compare and its return, end in one ALLOW that
 	 * every miss reaches; jumps are counted from the next instruction. */
@@ -37,7 +40,8 @@ int seccomp_filter_build(const int *nrs, size_t n, uint32_t ret, uint16_t data,
 #endif
 	for (size_t i = 0; i < n; i++) {
 		insns[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 1);
-		insns[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret | (uint32_t)(data + i));
+		insns[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+							  ret | (uint32_t)(data + (index ? index[i] : i)));
 	}
 	insns[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	return (int)k;

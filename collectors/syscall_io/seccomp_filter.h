@@ -1,6 +1,6 @@
 /* The seccomp-bpf program that sends only the counted syscalls to the tracer.
  *
- * Syscall i of the list returns ret | (data + i); every other syscall, and
+ * Syscall i of the list returns ret | (data + its index); every other syscall, and
  * every syscall of another ABI (a 32-bit int 0x80, x32), is allowed at full
  * speed. syscall_io installs it with ret = SECCOMP_RET_TRACE, so the tracer
  * learns which counted syscall stopped from the event message alone. */
@@ -26,9 +26,11 @@
 #define SECCOMP_FILTER_MAX_INSNS (5 + 2 * SECCOMP_FILTER_MAX_NRS)
 
 /* Fills insns (SECCOMP_FILTER_MAX_INSNS long) and returns the count, or
- * -EINVAL for too many syscalls or a data overflow. */
-int seccomp_filter_build(const int *nrs, size_t n, uint32_t ret, uint16_t data,
-			 struct sock_filter *insns);
+ * -EINVAL for too many syscalls or a data overflow. Syscall nrs[i] returns
+ * ret | (data + index[i]), or data + i when index is NULL (several
+ * syscalls may share an index). */
+int seccomp_filter_build(const int *nrs, const uint16_t *index, size_t n, uint32_t ret,
+			 uint16_t data, struct sock_filter *insns);
 /* Installs the program in the calling thread; without CAP_SYS_ADMIN it sets
  * no_new_privs first, as the kernel requires. 0 or -errno. */
 int seccomp_filter_install(const struct sock_filter *insns, size_t ninsns);

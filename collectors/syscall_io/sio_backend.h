@@ -47,6 +47,10 @@ struct sio_backend {
 		    struct errbuf *why);
 	/* Everything counted since open, each call wholly or not at all. */
 	int (*snapshot)(void *state, struct sio_totals *out, struct errbuf *why);
+	/* Why a configured family cannot be seen by this backend on this host
+	 * (its by_syscall entry is null, the reason in the manifest's
+	 * "unseen"), or NULL when it is counted. */
+	const char *(*unseen)(const struct io_syscall *sys);
 	/* Optional: what the manifest entry should say of the counting so far
 	 * (the ebpf backend's slots_deferred), after each snapshot. */
 	void (*report)(void *state, json_t *manifest);

@@ -10,17 +10,24 @@ static void bump(_Atomic uint64_t *v, uint64_t by)
 			      memory_order_relaxed);
 }
 
-void sio_record(struct sio_counts *c, unsigned i, int64_t rval, bool is_error)
+void sio_record(struct sio_counts *c, const struct sio_call *call)
 {
 	uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
 	atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	if (is_error) {
-		bump(&c->errors[i], 1);
+	if (call->is_error) {
+		bump(&c->errors[call->i], 1);
 	} else {
-		bump(&c->calls[i], 1);
-		bump(&c->bytes[i], (uint64_t)rval);
-		bump(&c->hist[c->dir[i]][log2_bucket((uint64_t)rval)], 1);
+		bump(&c->calls[call->i], 1);
+		bump(&c->bytes[call->i], call->bytes);
+		for (int d = IO_READ; d <= IO_WRITE; d++) {
+			if (!(call->sides & (1u << d)))
+				continue;
+			bump(&c->side_calls[d], 1);
+			bump(&c->side_bytes[d], call->bytes);
+			bump(&c->hist[d][log2_bucket(call->bytes)], 1);
+			bump(&c->kind_bytes[d][call->kind[d]], call->bytes);
+		}
 	}
 	atomic_store_explicit(&c->seq, s + 2, memory_order_release);
 }
@@ -42,8 +49,12 @@ void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
 		copy(out->calls, c->calls, c->n);
 		copy(out->bytes, c->bytes, c->n);
 		copy(out->errors, c->errors, c->n);
+		copy(out->side_calls, c->side_calls, 2);
+		copy(out->side_bytes, c->side_bytes, 2);
 		copy(out->hist[0], c->hist[0], SIO_HIST_BUCKETS);
 		copy(out->hist[1], c->hist[1], SIO_HIST_BUCKETS);
+		copy(out->kind_bytes[0], c->kind_bytes[0], SIO_KINDS);
+		copy(out->kind_bytes[1], c->kind_bytes[1], SIO_KINDS);
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s)
 			return;

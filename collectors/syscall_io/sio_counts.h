@@ -20,21 +20,35 @@ struct sio_totals {
 	uint64_t calls[SIO_MAX_SYSCALLS]; /* successful calls */
 	uint64_t bytes[SIO_MAX_SYSCALLS]; /* bytes they returned */
 	uint64_t errors[SIO_MAX_SYSCALLS];
+	uint64_t side_calls[2]; /* [enum io_dir]: calls whose bytes count on that side */
+	uint64_t side_bytes[2];
 	uint64_t hist[2][SIO_HIST_BUCKETS]; /* [enum io_dir][bucket] */
+	uint64_t kind_bytes[2][SIO_KINDS];  /* [enum io_dir][enum sio_kind] */
 };
 
 struct sio_counts {
 	_Atomic uint64_t seq;
-	size_t n;                          /* counted syscalls, in config order */
-	enum io_dir dir[SIO_MAX_SYSCALLS];
+	size_t n; /* counted syscalls, in config order */
 	_Atomic uint64_t calls[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t bytes[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t errors[SIO_MAX_SYSCALLS];
+	_Atomic uint64_t side_calls[2];
+	_Atomic uint64_t side_bytes[2];
 	_Atomic uint64_t hist[2][SIO_HIST_BUCKETS];
+	_Atomic uint64_t kind_bytes[2][SIO_KINDS];
 };
 
-/* The writer: syscall i (an index into the configured set) returned rval. */
-void sio_record(struct sio_counts *c, unsigned i, int64_t rval, bool is_error);
+/* One returned call as the tracer saw it. */
+struct sio_call {
+	unsigned i;        /* its index in the configured set */
+	bool is_error;
+	uint64_t bytes;    /* what it moved (rval, or the messages' lengths) */
+	unsigned sides;    /* enum sio_sides, SIO_SIDE_BY_MODE resolved */
+	enum sio_kind kind[2]; /* [enum io_dir] */
+};
+
+/* The writer: a counted call returned. */
+void sio_record(struct sio_counts *c, const struct sio_call *call);
 /* The reader: a consistent copy of everything counted so far. */
 void sio_snapshot(const struct sio_counts *c, struct sio_totals *out);
 

@@ -3,6 +3,7 @@
  * running tree, attached), and read the per-CPU slots at each tick. The
  * target never stops and never knows: nothing is done inside it. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,26 @@ struct sio_ebpf {
 	size_t n;
 };
 
-/* Opens and loads the programs for cfg's syscalls. */
+/* Whether the kernel has the tracepoint the io_uring program attaches to
+ * (a kernel built without CONFIG_IO_URING has none). Looked up once: each
+ * lookup parses the kernel's whole BTF. */
+static bool kernel_has_uring_complete(void)
+{
+	static int has = -1;
+	if (has < 0)
+		has = libbpf_find_vmlinux_btf_id("io_uring_complete", BPF_TRACE_RAW_TP) > 0;
+	return has;
+}
+
+static const char *ebpf_unseen(const struct io_syscall *sys)
+{
+	if (sys->via == SIO_VIA_IO_URING && !kernel_has_uring_complete())
+		return "the kernel has no io_uring_complete tracepoint (built without CONFIG_IO_URING?)";
+	return NULL;
+}
+
+/* Opens and loads the programs for cfg's syscalls: the io_uring program
+ * only when io_uring is counted and the kernel has it. */
 static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
@@ -29,10 +49,23 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, struc
 		return ebpf_fail(why, -errno, "opening");
 	memset(skel->rodata->sio_index, SIO_NOT_COUNTED, sizeof(skel->rodata->sio_index));
 	for (size_t i = 0; i < cfg->n; i++) {
-		if (cfg->sys[i]->nr >= 0 && cfg->sys[i]->nr < SIO_MAX_NR)
-			skel->rodata->sio_index[cfg->sys[i]->nr] = (__u8)i;
-		skel->rodata->sio_dir[i] = (__u8)cfg->sys[i]->dir;
+		const struct io_syscall *sys = cfg->sys[i];
+		if (sys->nr >= 0 && sys->nr < SIO_MAX_NR)
+			skel->rodata->sio_index[sys->nr] = (__u8)i;
+		for (int k = 0; k < 2 && sys->via == SIO_VIA_AIO; k++) /* where aio is reaped */
+			if (sys->reap_nr[k] >= 0 && sys->reap_nr[k] < SIO_MAX_NR)
+				skel->rodata->sio_index[sys->reap_nr[k]] = (__u8)i;
+		skel->rodata->sio_sides[i] = (__u8)sys->sides;
+		skel->rodata->sio_fd_arg[i][IO_READ] = sys->fd_arg[IO_READ];
+		skel->rodata->sio_fd_arg[i][IO_WRITE] = sys->fd_arg[IO_WRITE];
+		skel->rodata->sio_msgvec[i] = sys->msgvec;
+		if (sys->via == SIO_VIA_AIO)
+			skel->rodata->sio_aio_index = (__u8)i;
+		if (sys->via == SIO_VIA_IO_URING && !ebpf_unseen(sys))
+			skel->rodata->sio_uring_index = (__u8)i;
 	}
+	bpf_program__set_autoload(skel->progs.iops_sio_uring_done,
+				  skel->rodata->sio_uring_index != SIO_NOT_COUNTED);
 	int r = ebpf_slots_size(skel->maps.sio_slots, why);
 	if (r == 0)
 		r = ebpf_load(skel->skeleton, why);
@@ -95,10 +128,11 @@ static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why
 	if (r < 0)
 		return r;
 	const struct sio_slot *sum = ebpf_slots_read(&e->slots);
-	memcpy(out->calls, sum->calls, e->n * sizeof(out->calls[0]));
-	memcpy(out->bytes, sum->bytes, e->n * sizeof(out->bytes[0]));
-	memcpy(out->errors, sum->errors, e->n * sizeof(out->errors[0]));
-	memcpy(out->hist, sum->hist, sizeof(out->hist));
+	_Static_assert(offsetof(struct sio_slot, kind_bytes) - offsetof(struct sio_slot, calls) ==
+			       offsetof(struct sio_totals, kind_bytes) &&
+		       sizeof(sum->kind_bytes) == sizeof(out->kind_bytes),
+		       "struct sio_totals is struct sio_slot after its sequence words");
+	memcpy(out, &sum->calls, sizeof(*out));
 	return 0;
 }
 
@@ -115,5 +149,6 @@ const struct sio_backend sio_ebpf = {
 	.open = ebpf_open,
 	.snapshot = ebpf_snapshot,
 	.report = ebpf_report,
+	.unseen = ebpf_unseen,
 	.close = ebpf_close,
 };

@@ -44,7 +44,7 @@ static void __attribute__((noreturn)) probe_child(pid_t parent, int go)
 	char c;
 	if (!die_with_parent(SIGKILL, parent) || read(go, &c, 1) != 1)
 		_exit(ECHILD);
-	int n = seccomp_filter_build(&nr, 1, SECCOMP_RET_TRACE, TRACER_SECCOMP_DATA, insns);
+	int n = seccomp_filter_build(&nr, NULL, 1, SECCOMP_RET_TRACE, TRACER_SECCOMP_DATA, insns);
 	if (n < 0 || (n = seccomp_filter_install(insns, (size_t)n)) < 0)
 		_exit(-n);
 	if (read(go, &c, 1) < 0) /* the tracer sees this one first */
@@ -131,14 +131,41 @@ static int ptrace_probe(const struct sio_config *cfg, json_t *facts, struct errb
 
 /* ---- in the target, before exec -------------------------------------------- */
 
+/* The syscalls the tracer stops at, and the counted index of each: a
+ * syscall family's own number, and for aio the syscalls that reap its
+ * events (io_syscalls.c). io_uring has none: it is unseen. */
+static size_t stops(const struct sio_config *cfg, int *nrs, uint16_t *index)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct io_syscall *sys = cfg->sys[i];
+		if (sys->via == SIO_VIA_SYSCALL) {
+			nrs[n] = sys->nr, index[n++] = (uint16_t)i;
+		} else if (sys->via == SIO_VIA_AIO) {
+			for (int k = 0; k < 2; k++)
+				nrs[n] = sys->reap_nr[k], index[n++] = (uint16_t)i;
+		}
+	}
+	return n;
+}
+
 static int ptrace_before_exec(const struct sio_config *cfg)
 {
-	int nrs[SIO_MAX_SYSCALLS];
+	int nrs[SECCOMP_FILTER_MAX_NRS];
+	uint16_t index[SECCOMP_FILTER_MAX_NRS];
 	struct sock_filter insns[SECCOMP_FILTER_MAX_INSNS];
-	for (size_t i = 0; i < cfg->n; i++)
-		nrs[i] = cfg->sys[i]->nr;
-	int n = seccomp_filter_build(nrs, cfg->n, SECCOMP_RET_TRACE, TRACER_SECCOMP_DATA, insns);
+	size_t k = stops(cfg, nrs, index);
+	int n = seccomp_filter_build(nrs, index, k, SECCOMP_RET_TRACE, TRACER_SECCOMP_DATA, insns);
 	return n < 0 ? n : seccomp_filter_install(insns, (size_t)n);
+}
+
+static const char *ptrace_unseen(const struct io_syscall *sys)
+{
+	if (sys->via == SIO_VIA_IO_URING)
+		return "io_uring requests complete in the kernel and are reaped from a ring in the "
+		       "process's memory, with no syscall for ptrace to stop at: only the ebpf backend "
+		       "sees them";
+	return NULL;
 }
 
 /* ---- in the sampler ---------------------------------------------------------- */
@@ -166,11 +193,13 @@ static int ptrace_open(const struct sio_config *cfg, const struct target_info *t
 	p->tracer.attach = t->keeper == 0;
 	p->tracer.counts = &p->counts;
 	memset(p->tracer.index_of_nr, -1, sizeof(p->tracer.index_of_nr));
-	for (size_t i = 0; i < cfg->n; i++) {
-		p->counts.dir[i] = cfg->sys[i]->dir;
-		if (cfg->sys[i]->nr < TRACER_MAX_NR)
-			p->tracer.index_of_nr[cfg->sys[i]->nr] = (int8_t)i;
-	}
+	for (size_t i = 0; i < cfg->n; i++)
+		p->tracer.sys[i] = cfg->sys[i];
+	int nrs[SECCOMP_FILTER_MAX_NRS];
+	uint16_t index[SECCOMP_FILTER_MAX_NRS];
+	for (size_t k = 0, n = stops(cfg, nrs, index); k < n; k++)
+		if (nrs[k] >= 0 && nrs[k] < TRACER_MAX_NR)
+			p->tracer.index_of_nr[nrs[k]] = (int8_t)index[k];
 
 	int r = 0;
 	if (!p->tracer.attach && (r = seccomp_filter_available(SECCOMP_RET_TRACE)) < 0)
@@ -201,6 +230,7 @@ const struct sio_backend sio_ptrace = {
 	.before_exec = ptrace_before_exec,
 	.open = ptrace_open,
 	.snapshot = ptrace_snapshot,
+	.unseen = ptrace_unseen,
 	.finish = ptrace_finish,
 	.close = ptrace_close,
 };

@@ -10,8 +10,110 @@
 
 /* The size histograms' buckets (log2_hist.h). */
 #define SIO_HIST_BUCKETS LOG2_HIST_BUCKETS
-/* Counted syscalls at most (io_syscalls.c has 17). */
+/* Counted syscalls at most (io_syscalls.c has 21). */
 #define SIO_MAX_SYSCALLS 32
+
+/* A row's two sides: bytes into the caller's memory, and out of it. */
+enum io_dir { IO_READ, IO_WRITE };
+
+/* The sides a syscall's bytes count on (io_syscalls.c says why for each). */
+enum sio_sides {
+	SIO_SIDE_READ = 1 << IO_READ,
+	SIO_SIDE_WRITE = 1 << IO_WRITE,
+	SIO_SIDE_BOTH = SIO_SIDE_READ | SIO_SIDE_WRITE,
+	SIO_SIDE_BY_MODE = 4, /* vmsplice: write when its fd is open for writing, else read */
+	SIO_SIDE_BY_OP = 8,   /* aio, io_uring: each request's own (sio_aio_sides, sio_uring_sides) */
+};
+
+/* How a family's results reach syscall_io. */
+enum sio_via {
+	SIO_VIA_SYSCALL,  /* the syscall returns them */
+	SIO_VIA_AIO,      /* each completed iocb (ptrace: io_getevents' events) */
+	SIO_VIA_IO_URING, /* each completed request (eBPF only) */
+};
+
+/* io_uring's requests (include/uapi/linux/io_uring.h opcodes) whose result
+ * is the bytes they moved, and the sides those count on, as for the
+ * syscalls of the same names; 0 for any other request. */
+static inline unsigned sio_uring_sides(unsigned op)
+{
+	switch (op) {
+	case 1:  /* READV */
+	case 4:  /* READ_FIXED */
+	case 10: /* RECVMSG */
+	case 22: /* READ */
+	case 27: /* RECV */
+	case 49: /* READ_MULTISHOT */
+	case 60: /* READV_FIXED */
+		return SIO_SIDE_READ;
+	case 2:  /* WRITEV */
+	case 5:  /* WRITE_FIXED */
+	case 9:  /* SENDMSG */
+	case 23: /* WRITE */
+	case 26: /* SEND */
+	case 61: /* WRITEV_FIXED */
+		return SIO_SIDE_WRITE;
+	case 30: /* SPLICE */
+	case 33: /* TEE */
+		return SIO_SIDE_BOTH;
+	default:
+		return 0;
+	}
+}
+
+/* Linux native AIO's read and write commands (include/uapi/linux/aio_abi.h
+ * IOCB_CMD_*) and their sides; 0 for fsync, poll and noop. */
+static inline unsigned sio_aio_sides(unsigned opcode)
+{
+	switch (opcode) {
+	case 0: /* PREAD */
+	case 7: /* PREADV */
+		return SIO_SIDE_READ;
+	case 1: /* PWRITE */
+	case 8: /* PWRITEV */
+		return SIO_SIDE_WRITE;
+	default:
+		return 0;
+	}
+}
+
+/* The events one io_getevents may return that are counted: its nr is not
+ * bounded by the kernel, but no ring holds more than this at once in
+ * practice (fio's iodepth, a database's queue); beyond it the rest of a
+ * call's events would go uncounted, so docs/data-model.md names it. */
+#define SIO_AIO_EVENTS_MAX 1024
+
+/* by_kind: what a side's descriptor is, from its inode's type. */
+enum sio_kind {
+	SIO_KIND_FILE,
+	SIO_KIND_BLOCKDEV,
+	SIO_KIND_PIPE,
+	SIO_KIND_SOCKET,
+	SIO_KIND_CHARDEV,
+	SIO_KIND_OTHER,   /* a directory, a symlink, an anonymous inode (eventfd, ...) */
+	SIO_KIND_UNKNOWN, /* the descriptor was gone by the time it was looked at */
+	SIO_KINDS
+};
+
+/* The kind of an inode of mode st_mode (the S_IFMT bits of stat(2)). */
+static inline enum sio_kind sio_kind_of_mode(unsigned mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return SIO_KIND_FILE;
+	case 0060000: return SIO_KIND_BLOCKDEV;
+	case 0010000: return SIO_KIND_PIPE;
+	case 0140000: return SIO_KIND_SOCKET;
+	case 0020000: return SIO_KIND_CHARDEV;
+	default: return SIO_KIND_OTHER;
+	}
+}
+
+/* recvmmsg and sendmmsg return a count of struct mmsghdr, each 64 bytes on
+ * a 64-bit ABI with msg_len (the message's bytes) at offset 56. At most
+ * UIO_MAXIOV (1024) of them a call. */
+#define SIO_MMSGHDR_SIZE 64
+#define SIO_MMSGHDR_LEN_OFFSET 56
+#define SIO_MMSG_MAX 1024
 
 /* The kernel's internal restart codes (-ERESTARTSYS ... -ERESTART_RESTARTBLOCK,
  * include/linux/errno.h): never seen by the program, the call runs again. */

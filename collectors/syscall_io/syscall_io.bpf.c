@@ -1,24 +1,117 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* syscall_io's eBPF backend, the kernel side: at every syscall exit of a
  * process in the target's tree, the counted read/write syscalls add their
- * result to the running CPU's slot. Nothing goes through a buffer: the
- * sampler reads the slots at each tick (sio_ebpf.c), so no event can be
- * lost however fast they come.
+ * result to the running CPU's slot, on the sides its bytes count on, with
+ * the kind of the descriptor each side went through. Nothing goes through
+ * a buffer: the sampler reads the slots at each tick (sio_ebpf.c), so no
+ * event can be lost however fast they come.
  *
- * The same rules as the ptrace tracer (sio_rules.h): a restart code is no
- * result, -4095..-1 is an error, sizes are bucketed by log2, and a syscall
- * of another ABI is not counted. */
+ * The same rules as the ptrace tracer (sio_rules.h, io_syscalls.c): a
+ * restart code is no result, -4095..-1 is an error, sizes are bucketed by
+ * log2, recvmmsg and sendmmsg move the lengths of the messages they return,
+ * and a syscall of another ABI is not counted. */
 #include "common/ebpf/kernel.bpf.h"
 #include "common/ebpf/tree.bpf.h"
 #include "syscall_io/sio_slot.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Set by the sampler before load (read-only after it). */
-const volatile __u8 sio_index[SIO_MAX_NR];      /* counted index of a syscall number */
-const volatile __u8 sio_dir[SIO_MAX_SYSCALLS];  /* enum io_dir of a counted index */
+/* Set by the sampler before load (read-only after it), from io_syscalls[]. */
+const volatile __u8 sio_index[SIO_MAX_NR];          /* counted index of a syscall number */
+const volatile __u8 sio_sides[SIO_MAX_SYSCALLS];    /* enum sio_sides of a counted index */
+const volatile __s8 sio_fd_arg[SIO_MAX_SYSCALLS][2]; /* [enum io_dir]: the fd's argument, or -1 */
+const volatile __u8 sio_msgvec[SIO_MAX_SYSCALLS];   /* bytes from the mmsghdrs at arg 1 */
+const volatile __u8 sio_aio_index = SIO_NOT_COUNTED;   /* the counted index of "aio" */
+const volatile __u8 sio_uring_index = SIO_NOT_COUNTED; /* ... of "io_uring" */
 
 EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
+
+/* The kind of an open file, or unknown without one. */
+static __always_inline __u8 file_kind(struct file *f)
+{
+	return f ? sio_kind_of_mode(BPF_CORE_READ(f, f_inode, i_mode)) : SIO_KIND_UNKNOWN;
+}
+
+/* The kind of the calling task's descriptor fd, with SIO_FD_WRITABLE when
+ * it is open for writing. Read at the call's exit: a descriptor another
+ * thread closed in between is unknown. Global, as the other functions
+ * below that a loop calls: the verifier walks each once, on its own, rather
+ * than once for every path of the program that reaches it. */
+#define SIO_FD_WRITABLE 0x100
+__attribute__((noinline)) __u32 sio_fd_kind(long fd)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds) ||
+	    bpf_probe_read_kernel(&f, sizeof(f), fds + fd) < 0 || !f)
+		return SIO_KIND_UNKNOWN;
+	return file_kind(f) | (BPF_CORE_READ(f, f_mode) & KERNEL_FMODE_WRITE ? SIO_FD_WRITABLE : 0);
+}
+
+/* The bytes of the n messages recvmmsg or sendmmsg returned. */
+__attribute__((noinline)) __u64 sio_mmsg_bytes(unsigned long vec, long n)
+{
+	__u64 sum = 0;
+	for (int k = 0; k < SIO_MMSG_MAX && k < n; k++) {
+		__u32 len = 0;
+		bpf_probe_read_user(&len, sizeof(len),
+				    (const void *)(vec + (unsigned long)k * SIO_MMSGHDR_SIZE +
+						   SIO_MMSGHDR_LEN_OFFSET));
+		sum += len;
+	}
+	return sum;
+}
+
+/* A call's bytes on side d (constant at each call site). */
+static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u32 bucket,
+				     __u32 kind)
+{
+	kind &= 7; /* bounds the verifier can see */
+	if (kind >= SIO_KINDS)
+		kind = SIO_KIND_UNKNOWN;
+	EBPF_SLOT_ADD(&s->side_calls[d], 1);
+	EBPF_SLOT_ADD(&s->side_bytes[d], bytes);
+	EBPF_SLOT_ADD(&s->hist[d][bucket], 1);
+	EBPF_SLOT_ADD(&s->kind_bytes[d][kind], bytes);
+}
+
+/* How a result counts: its sides (enum sio_sides) and each side's kind. */
+#define SIO_HOW(sides, rkind, wkind) ((sides) | (__u32)(rkind) << 8 | (__u32)(wkind) << 16)
+
+/* One result of counted index i: an error, or bytes counted as how says. */
+__attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 how)
+{
+	if (i >= SIO_MAX_SYSCALLS)
+		return 0;
+	/* the verifier's bound, right where it is used (a spilled copy loses
+	 * the test's); the empty asm keeps the compiler from dropping it as
+	 * redundant */
+	asm volatile("" : "+r"(i));
+	i &= SIO_MAX_SYSCALLS - 1;
+	struct sio_slot *s = EBPF_THIS_CPU_SLOT(&sio_slots);
+	if (!s)
+		return 0;
+	if (sio_is_error(ret)) {
+		EBPF_SLOT_ENTER(&s->seq);
+		EBPF_SLOT_ADD(&s->errors[i], 1);
+		EBPF_SLOT_LEAVE(&s->seq);
+		return 0;
+	}
+	__u32 bucket = log2_bucket(bytes) & (SIO_HIST_BUCKETS - 1);
+	EBPF_SLOT_ENTER(&s->seq);
+	EBPF_SLOT_ADD(&s->calls[i], 1);
+	EBPF_SLOT_ADD(&s->bytes[i], bytes);
+	if (how & SIO_SIDE_READ)
+		add_side(s, IO_READ, bytes, bucket, how >> 8 & 0xff);
+	if (how & SIO_SIDE_WRITE)
+		add_side(s, IO_WRITE, bytes, bucket, how >> 16 & 0xff);
+	EBPF_SLOT_LEAVE(&s->seq);
+	return 0;
+}
+
+int sio_aio_reap(unsigned long events, long n, __u32 i);
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
@@ -31,19 +124,83 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 	if (i >= SIO_MAX_SYSCALLS || kernel_compat_syscall() || !tree_has_current() ||
 	    sio_restarting(ret))
 		return 0;
-	struct sio_slot *s = EBPF_THIS_CPU_SLOT(&sio_slots);
-	if (!s)
+	if (i == sio_aio_index) { /* io_getevents, io_pgetevents: the events they reaped */
+		if (!sio_is_error(ret))
+			sio_aio_reap(kernel_syscall_arg(regs, 3), ret, i);
 		return 0;
-
-	EBPF_SLOT_ENTER(&s->seq);
-	if (sio_is_error(ret)) {
-		EBPF_SLOT_ADD(&s->errors[i], 1);
-	} else {
-		__u32 dir = sio_dir[i] & 1;
-		EBPF_SLOT_ADD(&s->calls[i], 1);
-		EBPF_SLOT_ADD(&s->bytes[i], (__u64)ret);
-		EBPF_SLOT_ADD(&s->hist[dir][log2_bucket((__u64)ret) & (SIO_HIST_BUCKETS - 1)], 1);
 	}
-	EBPF_SLOT_LEAVE(&s->seq);
+	if (sio_is_error(ret)) {
+		sio_count(i, ret, 0, 0);
+		return 0;
+	}
+
+	/* everything read before the slot's update begins: it stays short */
+	__u64 bytes = sio_msgvec[i] ? sio_mmsg_bytes(kernel_syscall_arg(regs, 1), ret) : (__u64)ret;
+	__u32 sides = sio_sides[i], rkind = SIO_KIND_UNKNOWN, wkind = SIO_KIND_UNKNOWN;
+	if (sides == SIO_SIDE_BY_MODE) {
+		__u32 k = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][0]));
+		sides = k & SIO_FD_WRITABLE ? SIO_SIDE_WRITE : SIO_SIDE_READ;
+		rkind = wkind = k & 0xff;
+	} else {
+		if (sides & SIO_SIDE_READ)
+			rkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_READ])) & 0xff;
+		if (sides & SIO_SIDE_WRITE)
+			wkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_WRITE])) & 0xff;
+	}
+	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind));
+	return 0;
+}
+
+/* ---- Linux native AIO ----------------------------------------------------
+ * An iocb completes wherever the device completes it (an interrupt, a
+ * kworker): no tracepoint marks it, and this kernel may offer no fentry.
+ * So each is counted where the tree reaps it, at the exit of io_getevents
+ * or io_pgetevents, as the ptrace tracer does: the n struct io_event
+ * (include/uapi/linux/aio_abi.h, 32 bytes) the call returned at arg 3,
+ * each naming its iocb in the caller's memory, whose aio_lio_opcode (at 16)
+ * gives the side and aio_fildes (at 20) the descriptor. A global function:
+ * verified once, on its own. */
+__attribute__((noinline)) int sio_aio_reap(unsigned long events, long n, __u32 i)
+{
+	for (int k = 0; k < SIO_AIO_EVENTS_MAX && k < n; k++) {
+		struct {
+			__u64 data, obj;
+			__s64 res, res2;
+		} ev;
+		struct {
+			__u16 opcode;
+			__u16 reqprio;
+			__u32 fildes;
+		} cb;
+		if (bpf_probe_read_user(&ev, sizeof(ev), (const void *)(events + (unsigned long)k * sizeof(ev))) < 0 ||
+		    bpf_probe_read_user(&cb, sizeof(cb), (const void *)(ev.obj + 16)) < 0)
+			continue;
+		__u32 sides = sio_aio_sides(cb.opcode);
+		if (!sides)
+			continue;
+		__u32 kind = sio_fd_kind(cb.fildes) & 0xff;
+		sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind));
+	}
+	return 0;
+}
+
+/* ---- io_uring ------------------------------------------------------------
+ * Each request's completion, wherever it is posted (the submitter's task
+ * work, an io-wq worker, the SQPOLL thread, an interrupt): the request
+ * knows its submitter's task, whose process must be the tree's. */
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(iops_sio_uring_done, void *ring, void *request, struct io_uring_cqe *cqe)
+{
+	struct io_kiocb *req = request;
+	__u32 sides = sio_uring_sides(BPF_CORE_READ(req, opcode));
+	__u32 tgid = BPF_CORE_READ(req, tctx, task, tgid);
+	if (!sides || !bpf_map_lookup_elem(&tree, &tgid))
+		return 0;
+	long res = BPF_CORE_READ(cqe, res);
+	/* the file the request was issued on; splice's and tee's input is
+	 * in the request's own data: unknown */
+	__u32 kind = file_kind(BPF_CORE_READ(req, file));
+	sio_count(sio_uring_index, res, (__u64)res,
+		  SIO_HOW(sides, sides == SIO_SIDE_BOTH ? SIO_KIND_UNKNOWN : kind, kind));
 	return 0;
 }

@@ -14,8 +14,6 @@
 #include "io_syscalls.h"
 #include "sio_backend.h"
 
-#define DEFAULT_SYSCALLS 10 /* the first ten of io_syscalls[]: read ... pwritev2 */
-
 static const char *const choice_names[] = {[SIO_AUTO] = "auto", [SIO_EBPF] = "ebpf",
 					   [SIO_PTRACE] = "ptrace"};
 
@@ -24,11 +22,17 @@ struct syscall_io {
 	void *counter; /* the backend's state */
 	json_t *manifest; /* the source's entry, for the backend's report */
 	size_t n;
-	enum io_dir dir[SIO_MAX_SYSCALLS];
 	struct sio_totals prev;
 	json_t *calls[2], *bytes[2], *errors;
 	json_t *hist[2][SIO_HIST_BUCKETS];
 	json_t *by[SIO_MAX_SYSCALLS][3]; /* calls, bytes, errors */
+	json_t *by_kind[SIO_KINDS][2];   /* read_bytes, write_bytes */
+};
+
+static const char *const kind_names[SIO_KINDS] = {
+	[SIO_KIND_FILE] = "file",	  [SIO_KIND_BLOCKDEV] = "blockdev", [SIO_KIND_PIPE] = "pipe",
+	[SIO_KIND_SOCKET] = "socket",	  [SIO_KIND_CHARDEV] = "chardev",   [SIO_KIND_OTHER] = "other",
+	[SIO_KIND_UNKNOWN] = "unknown",
 };
 
 /* ---- config -------------------------------------------------------------- */
@@ -36,7 +40,7 @@ struct syscall_io {
 static void sio_init(void *priv)
 {
 	struct sio_config *cfg = priv;
-	cfg->n = DEFAULT_SYSCALLS;
+	cfg->n = io_nsyscalls; /* every family */
 	for (size_t i = 0; i < cfg->n; i++)
 		cfg->sys[i] = &io_syscalls[i];
 	cfg->backend = SIO_AUTO;
@@ -188,13 +192,25 @@ static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_
 	}
 	json_t *by = json_object();
 	for (size_t i = 0; i < cfg->n; i++) {
+		/* a family the backend cannot see here: the same keys, null */
+		bool seen = !s->backend->unseen || !s->backend->unseen(cfg->sys[i]);
 		json_t *one = json_object();
-		json_object_set_new(one, "calls", s->by[i][0] = json_integer(0));
-		json_object_set_new(one, "bytes", s->by[i][1] = json_integer(0));
-		json_object_set_new(one, "errors", s->by[i][2] = json_integer(0));
+		json_object_set_new(one, "calls", seen ? s->by[i][0] = json_integer(0) : json_null());
+		json_object_set_new(one, "bytes", seen ? s->by[i][1] = json_integer(0) : json_null());
+		json_object_set_new(one, "errors", seen ? s->by[i][2] = json_integer(0) : json_null());
 		json_object_set_new(by, cfg->sys[i]->name, one);
 	}
 	json_object_set_new(row, "by_syscall", by);
+	json_t *kinds = json_object();
+	for (int k = 0; k < SIO_KINDS; k++) {
+		json_t *one = json_object();
+		for (int d = IO_READ; d <= IO_WRITE; d++) {
+			snprintf(key, sizeof(key), "%s_bytes", dir_name[d]);
+			json_object_set_new(one, key, s->by_kind[k][d] = json_integer(0));
+		}
+		json_object_set_new(kinds, kind_names[k], one);
+	}
+	json_object_set_new(row, "by_kind", kinds);
 }
 
 static void sio_close(void *state)
@@ -225,8 +241,6 @@ static int sio_open(const struct source_config *sc, const struct target_info *t,
 		return errbuf_set(why, ENOMEM, "out of memory");
 	s->backend = cfg->run;
 	s->n = cfg->n;
-	for (size_t i = 0; i < cfg->n; i++)
-		s->dir[i] = cfg->sys[i]->dir;
 	int r = s->backend->open(cfg, t, &s->counter, why);
 	if (r == 0 && (r = s->backend->snapshot(s->counter, &s->prev, why)) < 0)
 		s->backend->close(s->counter);
@@ -235,6 +249,13 @@ static int sio_open(const struct source_config *sc, const struct target_info *t,
 		return r;
 	}
 	add_fields(s, cfg, row); /* attached: counting starts at the snapshot above */
+	json_t *unseen = json_object();
+	for (size_t i = 0; i < cfg->n && s->backend->unseen; i++) {
+		const char *why_not = s->backend->unseen(cfg->sys[i]);
+		if (why_not)
+			json_object_set_new(unseen, cfg->sys[i]->name, json_string(why_not));
+	}
+	json_object_set_new(manifest, "unseen", unseen);
 	s->manifest = json_incref(manifest);
 	if (s->backend->report)
 		s->backend->report(s->counter, manifest);
@@ -250,23 +271,24 @@ static int sio_sample(void *state, struct errbuf *why)
 	if (r < 0)
 		return r;
 
-	uint64_t calls[2] = {0}, bytes[2] = {0}, errors = 0;
+	uint64_t errors = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		uint64_t c = now.calls[i] - s->prev.calls[i];
-		uint64_t b = now.bytes[i] - s->prev.bytes[i];
 		uint64_t e = now.errors[i] - s->prev.errors[i];
-		calls[s->dir[i]] += c;
-		bytes[s->dir[i]] += b;
 		errors += e;
-		json_integer_set(s->by[i][0], (json_int_t)c);
-		json_integer_set(s->by[i][1], (json_int_t)b);
+		if (!s->by[i][0])
+			continue; /* unseen: null */
+		json_integer_set(s->by[i][0], (json_int_t)(now.calls[i] - s->prev.calls[i]));
+		json_integer_set(s->by[i][1], (json_int_t)(now.bytes[i] - s->prev.bytes[i]));
 		json_integer_set(s->by[i][2], (json_int_t)e);
 	}
 	for (int d = IO_READ; d <= IO_WRITE; d++) {
-		json_integer_set(s->calls[d], (json_int_t)calls[d]);
-		json_integer_set(s->bytes[d], (json_int_t)bytes[d]);
+		json_integer_set(s->calls[d], (json_int_t)(now.side_calls[d] - s->prev.side_calls[d]));
+		json_integer_set(s->bytes[d], (json_int_t)(now.side_bytes[d] - s->prev.side_bytes[d]));
 		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
 			json_integer_set(s->hist[d][b], (json_int_t)(now.hist[d][b] - s->prev.hist[d][b]));
+		for (int k = 0; k < SIO_KINDS; k++)
+			json_integer_set(s->by_kind[k][d],
+					 (json_int_t)(now.kind_bytes[d][k] - s->prev.kind_bytes[d][k]));
 	}
 	json_integer_set(s->errors, (json_int_t)errors);
 	s->prev = now;

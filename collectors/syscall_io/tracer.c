@@ -7,11 +7,17 @@
 #define _GNU_SOURCE
 #include "tracer.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,13 +79,162 @@ static int *slot(struct tracer *tr, pid_t pid)
 	return pidmap_get(&tr->tracees, pid);
 }
 
+/* What a thread is inside, taken at the call's entry, where its arguments
+ * are: the counted index, the sides its bytes count on and each side's kind
+ * of descriptor, in one int (the tracee table's value). */
+#define INSIDE(i, sides, rkind, wkind) ((int)((i) | (sides) << 8 | (rkind) << 12 | (wkind) << 16))
+#define INSIDE_INDEX(v) ((unsigned)(v)&0xff)
+#define INSIDE_SIDES(v) ((unsigned)(v) >> 8 & 0xf)
+#define INSIDE_KIND(v, d) ((enum sio_kind)((unsigned)(v) >> (12 + 4 * (d)) & 0xf))
+
+/* The kind of descriptor fd of thread tid, and whether it is open for
+ * writing (read from its fdinfo only when asked). */
+static enum sio_kind fd_kind(pid_t tid, long long fd, bool *writable)
+{
+	char path[64];
+	struct stat st;
+	if (fd < 0 || fd > INT32_MAX)
+		return SIO_KIND_UNKNOWN;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%lld", (int)tid, fd);
+	if (stat(path, &st) < 0)
+		return SIO_KIND_UNKNOWN;
+	if (writable) {
+		char info[256];
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%lld", (int)tid, fd);
+		const char *flags = procfs_read(path, info, sizeof(info)) > 0 ? strstr(info, "flags:") : NULL;
+		*writable = flags && (strtoul(flags + 6, NULL, 8) & O_ACCMODE) != O_RDONLY;
+	}
+	return sio_kind_of_mode(st.st_mode);
+}
+
+/* At the entry of counted syscall i with args: what its exit will count. */
+static int entered(struct tracer *tr, pid_t tid, unsigned i, const uint64_t *args)
+{
+	const struct io_syscall *sys = tr->sys[i];
+	enum sio_kind kind[2] = {SIO_KIND_UNKNOWN, SIO_KIND_UNKNOWN};
+	unsigned sides = sys->sides;
+	if (sides == SIO_SIDE_BY_MODE) {
+		bool writable = false;
+		kind[IO_READ] = kind[IO_WRITE] = fd_kind(tid, (long long)args[sys->fd_arg[0]], &writable);
+		sides = writable ? SIO_SIDE_WRITE : SIO_SIDE_READ;
+	} else {
+		for (int d = IO_READ; d <= IO_WRITE; d++)
+			if (sides & (1u << d))
+				kind[d] = fd_kind(tid, (long long)args[sys->fd_arg[d]], NULL);
+	}
+	return INSIDE(i, sides, kind[IO_READ], kind[IO_WRITE]);
+}
+
+/* Argument n (1-5) of the syscall a thread stopped at the exit of: the
+ * registers still hold it there (the first one, x0 on arm64, is the
+ * result by then). */
+static int arg_at_exit(pid_t tid, int n, uint64_t *out)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = {&regs, sizeof(regs)};
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) < 0)
+		return -errno;
+#if defined(__x86_64__)
+	const unsigned long long args[] = {regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9};
+	*out = args[n % 6];
+#elif defined(__aarch64__)
+	*out = regs.regs[n % 6];
+#else
+#error "syscall_io's tracer: where this architecture keeps a syscall's arguments"
+#endif
+	return 0;
+}
+
+static bool peek(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* The bytes of the n messages recvmmsg or sendmmsg returned: each one's
+ * msg_len, read from the thread's memory. */
+static uint64_t mmsg_bytes(pid_t tid, uint64_t n)
+{
+	uint64_t vec = 0, sum = 0;
+	if (n > SIO_MMSG_MAX || arg_at_exit(tid, 1, &vec) < 0)
+		return 0;
+	unsigned char buf[64 * SIO_MMSGHDR_SIZE];
+	for (uint64_t k = 0; k < n;) {
+		uint64_t m = n - k < 64 ? n - k : 64;
+		if (!peek(tid, vec + k * SIO_MMSGHDR_SIZE, buf, m * SIO_MMSGHDR_SIZE))
+			return sum;
+		for (uint64_t j = 0; j < m; j++) {
+			uint32_t len;
+			memcpy(&len, buf + j * SIO_MMSGHDR_SIZE + SIO_MMSGHDR_LEN_OFFSET, sizeof(len));
+			sum += len;
+		}
+		k += m;
+	}
+	return sum;
+}
+
+/* At the exit of io_getevents or io_pgetevents, which returned n events
+ * (struct io_event at arg 3): each completed read or write iocb, its side
+ * from its opcode and its descriptor's kind read from the iocb in the
+ * thread's memory (include/uapi/linux/aio_abi.h: aio_lio_opcode at 16,
+ * aio_fildes at 20). */
+static void aio_events(struct tracer *tr, pid_t tid, unsigned i, int64_t n)
+{
+	struct io_event_abi {
+		uint64_t data, obj;
+		int64_t res, res2;
+	} ev[64];
+	uint64_t events;
+	if (n <= 0 || arg_at_exit(tid, 3, &events) < 0)
+		return;
+	for (int64_t k = 0; k < n;) {
+		int64_t m = n - k < 64 ? n - k : 64;
+		if (!peek(tid, events + (uint64_t)k * sizeof(ev[0]), ev, (size_t)m * sizeof(ev[0])))
+			return;
+		for (int64_t j = 0; j < m; j++) {
+			unsigned char iocb[24];
+			uint16_t opcode;
+			uint32_t fd;
+			if (!peek(tid, ev[j].obj, iocb, sizeof(iocb)))
+				continue;
+			memcpy(&opcode, iocb + 16, sizeof(opcode));
+			memcpy(&fd, iocb + 20, sizeof(fd));
+			unsigned sides = sio_aio_sides(opcode);
+			if (!sides)
+				continue;
+			enum sio_kind kind = fd_kind(tid, fd, NULL);
+			struct sio_call call = {.i = i, .is_error = sio_is_error(ev[j].res),
+						.bytes = (uint64_t)ev[j].res, .sides = sides,
+						.kind = {kind, kind}};
+			sio_record(tr->counts, &call);
+		}
+		k += m;
+	}
+}
+
 /* At a syscall-exit stop: the result of the counted syscall the thread was
  * inside, if any. A restart code is no result: the call runs again. */
-static void count_exit(struct tracer *tr, int inside, const struct __ptrace_syscall_info *info)
+static void count_exit(struct tracer *tr, pid_t tid, int inside,
+		       const struct __ptrace_syscall_info *info)
 {
-	if (info->op == PTRACE_SYSCALL_INFO_EXIT && inside != NOT_IN_SYSCALL &&
-	    !sio_restarting(info->exit.rval))
-		sio_record(tr->counts, (unsigned)inside, info->exit.rval, info->exit.is_error);
+	if (info->op != PTRACE_SYSCALL_INFO_EXIT || inside == NOT_IN_SYSCALL ||
+	    sio_restarting(info->exit.rval))
+		return;
+	if (tr->sys[INSIDE_INDEX(inside)]->via == SIO_VIA_AIO) {
+		if (!info->exit.is_error)
+			aio_events(tr, tid, INSIDE_INDEX(inside), info->exit.rval);
+		return;
+	}
+	struct sio_call call = {
+		.i = INSIDE_INDEX(inside),
+		.is_error = info->exit.is_error,
+		.bytes = (uint64_t)info->exit.rval,
+		.sides = INSIDE_SIDES(inside),
+		.kind = {INSIDE_KIND(inside, IO_READ), INSIDE_KIND(inside, IO_WRITE)},
+	};
+	if (!call.is_error && tr->sys[call.i]->msgvec)
+		call.bytes = mmsg_bytes(tid, call.bytes);
+	sio_record(tr->counts, &call);
 }
 
 /* A syscall-entry stop (attached only) or a syscall-exit stop. */
@@ -91,10 +246,11 @@ static int syscall_stop(struct tracer *tr, pid_t pid, int *inside)
 
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		bool ours = info.arch == SECCOMP_NATIVE_ARCH && info.entry.nr < TRACER_MAX_NR;
-		*inside = ours ? tr->index_of_nr[info.entry.nr] : NOT_IN_SYSCALL;
+		int i = ours ? tr->index_of_nr[info.entry.nr] : NOT_IN_SYSCALL;
+		*inside = i == NOT_IN_SYSCALL ? i : entered(tr, pid, (unsigned)i, info.entry.args);
 		return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 	}
-	count_exit(tr, *inside, &info);
+	count_exit(tr, pid, *inside, &info);
 	*inside = NOT_IN_SYSCALL;
 	return resume(tr, pid, 0);
 }
@@ -122,7 +278,10 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 		if ((r = event_msg(tr, pid, &msg)) != 0)
 			return r < 0 ? r : 0;
 		if (!tr->attach && msg - TRACER_SECCOMP_DATA < tr->counts->n) {
-			*inside = (int)(msg - TRACER_SECCOMP_DATA);
+			struct __ptrace_syscall_info info;
+			if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
+				return errno == ESRCH ? 0 : fail(tr, errno, "PTRACE_GET_SYSCALL_INFO", pid);
+			*inside = entered(tr, pid, (unsigned)(msg - TRACER_SECCOMP_DATA), info.seccomp.args);
 			return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 		}
 		return resume(tr, pid, 0); /* a filter of the target's own */
@@ -174,7 +333,7 @@ static int on_stop_detaching(struct tracer *tr, pid_t pid, int status)
 			struct __ptrace_syscall_info info;
 			if (inside && *inside != NOT_IN_SYSCALL &&
 			    ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0)
-				count_exit(tr, *inside, &info);
+				count_exit(tr, pid, *inside, &info);
 		} else if ((unsigned)status >> 16 == 0) {
 			deliver = sig;
 		}

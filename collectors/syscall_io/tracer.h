@@ -40,6 +40,7 @@ struct tracer {
 	pid_t target;
 	bool attach;
 	struct sio_counts *counts;
+	const struct io_syscall *sys[SIO_MAX_SYSCALLS]; /* each counted index's */
 	int8_t index_of_nr[TRACER_MAX_NR]; /* attach mode: counted index or -1 */
 
 	/* The thread's own. */
@@ -48,7 +49,7 @@ struct tracer {
 	sem_t ready;
 	int start_err;
 	bool spin; /* poll briefly for the next stop before sleeping */
-	struct pidmap tracees; /* tid -> the counted index it is inside, or -1 */
+	struct pidmap tracees; /* tid -> the counted call it is inside (tracer.c: INSIDE), or -1 */
 	_Atomic int stopping;
 	_Atomic int finished;
 	struct errbuf err; /* err.msg is set when finished with a failure */

@@ -16,7 +16,7 @@ static int run_in_child(void)
 {
 	int nrs[] = {SYS_getppid, SYS_getuid, SYS_getgid};
 	struct sock_filter insns[SECCOMP_FILTER_MAX_INSNS];
-	int n = seccomp_filter_build(nrs, 3, SECCOMP_RET_ERRNO, 100, insns);
+	int n = seccomp_filter_build(nrs, NULL, 3, SECCOMP_RET_ERRNO, 100, insns);
 	if (n < 0 || seccomp_filter_install(insns, (size_t)n) < 0)
 		return 10;
 	errno = 0;
@@ -62,10 +62,10 @@ TEST(build_rejects_overflows)
 {
 	struct sock_filter insns[SECCOMP_FILTER_MAX_INSNS];
 	int nrs[SECCOMP_FILTER_MAX_NRS + 1] = {0};
-	EXPECT_EQ(seccomp_filter_build(nrs, SECCOMP_FILTER_MAX_NRS + 1, SECCOMP_RET_TRACE, 0, insns),
+	EXPECT_EQ(seccomp_filter_build(nrs, NULL, SECCOMP_FILTER_MAX_NRS + 1, SECCOMP_RET_TRACE, 0, insns),
 		  -EINVAL);
-	EXPECT_EQ(seccomp_filter_build(nrs, 2, SECCOMP_RET_TRACE, 0xffff, insns), -EINVAL);
-	EXPECT(seccomp_filter_build(nrs, SECCOMP_FILTER_MAX_NRS, SECCOMP_RET_TRACE, 0, insns) > 0);
+	EXPECT_EQ(seccomp_filter_build(nrs, NULL, 2, SECCOMP_RET_TRACE, 0xffff, insns), -EINVAL);
+	EXPECT(seccomp_filter_build(nrs, NULL, SECCOMP_FILTER_MAX_NRS, SECCOMP_RET_TRACE, 0, insns) > 0);
 }
 
 TEST(ret_trace_is_available_here)

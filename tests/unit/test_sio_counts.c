@@ -66,14 +66,24 @@ TEST(restart_codes_are_not_results)
 	EXPECT(!sio_restarting(512));
 }
 
-TEST(record_sorts_calls_bytes_errors_and_directions)
+static void record(struct sio_counts *c, unsigned i, int64_t rval, bool is_error, unsigned sides,
+		   enum sio_kind rk, enum sio_kind wk)
 {
-	static struct sio_counts c = {.n = 2, .dir = {IO_READ, IO_WRITE}};
+	struct sio_call call = {.i = i, .is_error = is_error, .bytes = (uint64_t)rval,
+				.sides = sides, .kind = {rk, wk}};
+	sio_record(c, &call);
+}
+
+TEST(record_sorts_calls_bytes_errors_sides_and_kinds)
+{
+	static struct sio_counts c = {.n = 3};
 	struct sio_totals t;
-	sio_record(&c, 0, 4096, false);
-	sio_record(&c, 0, 0, false);
-	sio_record(&c, 1, 100, false);
-	sio_record(&c, 1, -9, true);
+	record(&c, 0, 4096, false, SIO_SIDE_READ, SIO_KIND_FILE, SIO_KIND_UNKNOWN);
+	record(&c, 0, 0, false, SIO_SIDE_READ, SIO_KIND_PIPE, SIO_KIND_UNKNOWN);
+	record(&c, 1, 100, false, SIO_SIDE_WRITE, SIO_KIND_UNKNOWN, SIO_KIND_SOCKET);
+	record(&c, 1, -9, true, SIO_SIDE_WRITE, SIO_KIND_UNKNOWN, SIO_KIND_SOCKET);
+	/* sendfile from a file to a socket: both sides, each its own kind */
+	record(&c, 2, 300, false, SIO_SIDE_BOTH, SIO_KIND_FILE, SIO_KIND_SOCKET);
 	sio_snapshot(&c, &t);
 	EXPECT_EQ(t.calls[0], 2);
 	EXPECT_EQ(t.bytes[0], 4096);
@@ -81,12 +91,35 @@ TEST(record_sorts_calls_bytes_errors_and_directions)
 	EXPECT_EQ(t.calls[1], 1);
 	EXPECT_EQ(t.bytes[1], 100);
 	EXPECT_EQ(t.errors[1], 1);
+	EXPECT_EQ(t.calls[2], 1);
+	EXPECT_EQ(t.bytes[2], 300);
+	EXPECT_EQ(t.side_calls[IO_READ], 3);
+	EXPECT_EQ(t.side_bytes[IO_READ], 4396);
+	EXPECT_EQ(t.side_calls[IO_WRITE], 2);
+	EXPECT_EQ(t.side_bytes[IO_WRITE], 400);
 	EXPECT_EQ(t.hist[IO_READ][13], 1);
 	EXPECT_EQ(t.hist[IO_READ][0], 1);
+	EXPECT_EQ(t.hist[IO_READ][9], 1);
 	EXPECT_EQ(t.hist[IO_WRITE][7], 1);
+	EXPECT_EQ(t.hist[IO_WRITE][9], 1);
+	EXPECT_EQ(t.kind_bytes[IO_READ][SIO_KIND_FILE], 4396);
+	EXPECT_EQ(t.kind_bytes[IO_READ][SIO_KIND_PIPE], 0);
+	EXPECT_EQ(t.kind_bytes[IO_WRITE][SIO_KIND_SOCKET], 400);
+	EXPECT_EQ(t.kind_bytes[IO_WRITE][SIO_KIND_UNKNOWN], 0);
 }
 
-static struct sio_counts shared = {.n = 3, .dir = {IO_READ, IO_WRITE, IO_READ}};
+TEST(kinds_come_from_the_inode_type)
+{
+	EXPECT_EQ(sio_kind_of_mode(0100644), SIO_KIND_FILE);
+	EXPECT_EQ(sio_kind_of_mode(0060660), SIO_KIND_BLOCKDEV);
+	EXPECT_EQ(sio_kind_of_mode(0010600), SIO_KIND_PIPE);
+	EXPECT_EQ(sio_kind_of_mode(0140777), SIO_KIND_SOCKET);
+	EXPECT_EQ(sio_kind_of_mode(0020666), SIO_KIND_CHARDEV);
+	EXPECT_EQ(sio_kind_of_mode(0040755), SIO_KIND_OTHER); /* a directory */
+	EXPECT_EQ(sio_kind_of_mode(0600), SIO_KIND_OTHER);    /* an anonymous inode */
+}
+
+static struct sio_counts shared = {.n = 3};
 static atomic_int writing_done;
 static atomic_uint snapshots_taken;
 static unsigned written;
@@ -98,7 +131,8 @@ static void *writer(void *arg)
 	(void)arg;
 	unsigned i = 0;
 	for (; i < 2000000 || atomic_load(&snapshots_taken) < 1000; i++)
-		sio_record(&shared, i % 3, (int64_t)(i % 70000), false);
+		record(&shared, i % 3, (int64_t)(i % 70000), false,
+		       i % 3 == 1 ? SIO_SIDE_WRITE : SIO_SIDE_READ, SIO_KIND_FILE, SIO_KIND_FILE);
 	written = i;
 	atomic_store(&writing_done, 1);
 	return NULL;

@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mmap_report.h"
+
 enum { READ, WRITE, PREAD64, PWRITE64, READV, WRITEV, PREADV, PWRITEV, PREADV2, PWRITEV2, NSYS };
 static const char *const names[NSYS] = {"read",   "write",   "pread64", "pwrite64", "readv",
 					"writev", "preadv",  "pwritev", "preadv2",  "pwritev2"};
@@ -302,16 +304,7 @@ static void write_report(void)
 			      ", \"signals\": %u, \"processes\": %u, \"threads\": %u}\n",
 			      atomic_load(&cnt->signals), atomic_load(&cnt->processes),
 			      atomic_load(&cnt->threads));
-	/* through mmap: the report is not one of the writes it reports */
-	int fd = open(report, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, (off_t)n) < 0)
-		die(report);
-	char *m = mmap(NULL, n, PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		die("mmap report");
-	memcpy(m, text, n);
-	munmap(m, n);
-	close(fd);
+	mmap_report(report, text, n); /* not one of the writes it reports */
 }
 
 int main(int argc, char **argv)

@@ -31,11 +31,50 @@ struct signal_struct {
 	atomic_t live; /* threads of the group not yet in do_exit() */
 } __attribute__((preserve_access_index));
 
+/* A descriptor's open file (syscall_io's by_kind) */
+struct inode {
+	unsigned short i_mode; /* umode_t: S_IFMT and the permissions */
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct inode *f_inode;
+	unsigned int f_mode; /* fmode_t */
+} __attribute__((preserve_access_index));
+
+#define KERNEL_FMODE_WRITE 0x2
+
+/* io_uring's request and its completion (6.0 and later: io_uring_complete
+ * gives the request and its CQE) */
+struct io_uring_task {
+	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+struct io_kiocb {
+	struct file *file;
+	__u8 opcode;
+	struct io_uring_task *tctx;
+} __attribute__((preserve_access_index));
+
+struct io_uring_cqe {
+	__u64 user_data;
+	__s32 res;
+} __attribute__((preserve_access_index));
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+} __attribute__((preserve_access_index));
+
+struct files_struct {
+	struct fdtable *fdt;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	struct thread_info thread_info;
 	int pid;
 	int tgid;
 	struct signal_struct *signal;
+	struct files_struct *files;
 } __attribute__((preserve_access_index));
 
 /* The block layer (block_io) */
@@ -114,7 +153,21 @@ static __always_inline unsigned int kernel_rqf_flush_seq(void)
 #if defined(__TARGET_ARCH_x86)
 struct pt_regs {
 	unsigned long orig_ax; /* the syscall number, -1 outside a syscall */
+	unsigned long di, si, dx, r10, r8, r9; /* its arguments, still there at its exit */
 } __attribute__((preserve_access_index));
+
+/* Argument n (0-5) of the syscall, at its entry or its exit. */
+static __always_inline unsigned long kernel_syscall_arg(const struct pt_regs *regs, int n)
+{
+	switch (n) {
+	case 0: return regs->di;
+	case 1: return regs->si;
+	case 2: return regs->dx;
+	case 3: return regs->r10;
+	case 4: return regs->r8;
+	default: return regs->r9;
+	}
+}
 
 /* arch/x86/include/asm/thread_info.h: a 32-bit (int 0x80) syscall is active */
 #define KERNEL_TS_COMPAT 0x0002
@@ -132,8 +185,15 @@ static __always_inline int kernel_compat_syscall(void)
 }
 #elif defined(__TARGET_ARCH_arm64)
 struct pt_regs {
+	unsigned long regs[31];
+	unsigned long orig_x0; /* x0 holds the result at the exit */
 	int syscallno;
 } __attribute__((preserve_access_index));
+
+static __always_inline unsigned long kernel_syscall_arg(const struct pt_regs *regs, int n)
+{
+	return n == 0 ? regs->orig_x0 : regs->regs[n & 7];
+}
 
 /* arch/arm64/include/asm/thread_info.h: TIF_32BIT, an AArch32 task */
 #define KERNEL_TIF_32BIT (1UL << 22)

@@ -1,0 +1,152 @@
+# syscall_io sees every byte the tree moves through a syscall: the zero-copy
+# calls (sendfile, splice, tee, vmsplice, copy_file_range) and the socket
+# calls (sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg) over an
+# AF_UNIX pair and TCP on 127.0.0.1, each equal to what the workload counted
+# itself, by syscall, by side (a call that moves bytes from one descriptor
+# to another counts on both) and by kind of descriptor, with each backend;
+# and fio's direct I/O to a loop device through psync, libaio and io_uring
+# (with and without an SQPOLL thread), equal to fio's own totals.
+. "$(dirname "$0")/lib/common.sh"
+
+NETIO=$WORKLOADS/netio
+FAMILIES="sendfile, splice, tee, vmsplice, copy_file_range, sendto, recvfrom, sendmsg, recvmsg, recvmmsg, sendmmsg"
+
+zero_copy_and_sockets() { # backend
+	cat >"$WORK/net-$1.yaml" <<EOY
+episode: {name: net-$1}
+target: {command: [$NETIO, --dir, $WORK, --rounds, "3", --report, $WORK/net-$1.json]}
+sources:
+  syscall_io: {interval: 10ms, backend: $1, syscalls: [$FAMILIES]}
+EOY
+	"$IOPSAMPLE" run "$WORK/net-$1.yaml" --quiet || { echo "exit $?"; return 1; }
+	episode_py "$WORK/episodes/net-$1" "$WORK/net-$1.json" "$1" <<'PY'
+import json
+from epi import expect
+w = json.load(open(sys.argv[2]))
+rows = ep.rows["syscall_io"]
+expect(ep.manifest["sources"]["syscall_io"]["backend"] == sys.argv[3], "backend")
+for name, want in w["syscalls"].items():
+    got = {k: sum(r["by_syscall"][name][k] for r in rows) for k in ("calls", "bytes", "errors")}
+    expect(got == want, "%s: episode %s, workload %s" % (name, got, want))
+for f in ("read_calls", "read_bytes", "write_calls", "write_bytes"):
+    expect(ep.total("syscall_io", f) == w[f], "%s: episode %d, workload %d" % (f, ep.total("syscall_io", f), w[f]))
+kinds = rows[0]["by_kind"].keys()
+for k in kinds:
+    for f in ("read_bytes", "write_bytes"):
+        got = sum(r["by_kind"][k][f] for r in rows)
+        want = w["by_kind"].get(k, {}).get(f, 0)
+        expect(got == want, "by_kind %s %s: episode %d, workload %d" % (k, f, got, want))
+for i, r in enumerate(rows):
+    for d in ("read", "write"):
+        expect(sum(r[d + "_size_hist"]) == r[d + "_calls"], "row %d: %s_size_hist" % (i, d))
+        expect(sum(v[d + "_bytes"] for v in r["by_kind"].values()) == r[d + "_bytes"], "row %d: by_kind %s" % (i, d))
+print("%s: %d calls, %d B read, %d B written, %d errors, equal by syscall, side and kind (socket %d/%d, pipe %d/%d, file %d/%d)" % (
+    sys.argv[3], sum(v["calls"] for v in w["syscalls"].values()), w["read_bytes"], w["write_bytes"],
+    sum(v["errors"] for v in w["syscalls"].values()),
+    *(w["by_kind"][k][f] for k in ("socket", "pipe", "file") for f in ("read_bytes", "write_bytes"))))
+PY
+}
+
+# Without syscalls: every family is counted, each in by_syscall.
+every_family_by_default() {
+	cat >"$WORK/default.yaml" <<EOY
+episode: {name: default}
+target: {command: [$NETIO, --dir, $WORK, --rounds, "1"]}
+sources:
+  syscall_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/default.yaml" --quiet || { echo "exit $?"; return 1; }
+	episode_py "$WORK/episodes/default" "$FAMILIES" <<'PY'
+from epi import expect
+names = ep.manifest["config"]["sources"]["syscall_io"]["syscalls"]
+want = ["read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2"]
+want += [n.strip() for n in sys.argv[2].split(",")] + ["aio", "io_uring"]
+expect(sorted(names) == sorted(want), "default syscalls %s" % names)
+expect(list(ep.rows["syscall_io"][0]["by_syscall"]) == names, "by_syscall keys")
+print("%d families by default" % len(names))
+PY
+}
+
+# fio, random reads and writes (60/40) of 4, 16 and 64 KiB with O_DIRECT on
+# a loop device, iodepth 8. fio's JSON has its requests and bytes; the
+# episode's blockdev bytes (by_kind) must equal them, and its requests the
+# calls of the family the engine uses. fio's own other reads are the
+# dynamic loader's (two pread64 of a shared library's program headers) and
+# its config and /proc reads (read, on files): never on the block device,
+# and the same whatever the engine, so psync's pread64 beyond fio's reads
+# equal the pread64 of the libaio run.
+fio_episode() { # name engine backend [fio option]
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1}
+target:
+  command: [fio, --name=mix, --filename=$LOOP, --direct=1, --rw=randrw, --rwmixread=60,
+            --bssplit=4k/50:16k/30:64k/20, --size=16M, --ioengine=$2, --iodepth=8, ${4:+$4,}
+            --output-format=json, --output=$WORK/$1.json]
+sources:
+  syscall_io: {interval: 20ms, backend: $3}
+EOY
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || { echo "exit $?"; return 1; }
+}
+
+fio_equal() { # name engine backend [fio option]
+	fio_episode "$@" || return 1
+	episode_py "$WORK/episodes/$1" "$WORK/$1.json" "$2" "$3" "$WORK/episodes/aio-$3" <<'PY'
+import json
+from epi import expect, Episode
+job = json.load(open(sys.argv[2]))["jobs"][0]
+engine, backend = sys.argv[3], sys.argv[4]
+rows = ep.rows["syscall_io"]
+def by(name, f, rows=rows):
+    return sum(r["by_syscall"][name][f] for r in rows)
+blind = engine == "io_uring" and backend == "ptrace"  # ptrace cannot see io_uring
+for side, d in (("read", "read"), ("write", "write")):
+    got = sum(r["by_kind"]["blockdev"][side + "_bytes"] for r in rows)
+    want = 0 if blind else job[d]["io_bytes"]
+    expect(got == want, "%s, %s: blockdev %s_bytes %d, expected %d" % (engine, backend, side, got, want))
+ios = job["read"]["total_ios"] + job["write"]["total_ios"]
+unseen = ep.manifest["sources"]["syscall_io"].get("unseen", {})
+if engine == "libaio":
+    expect(by("aio", "calls") == ios and by("aio", "errors") == 0, "aio: %d requests, fio %d" % (by("aio", "calls"), ios))
+    expect(by("aio", "bytes") == job["read"]["io_bytes"] + job["write"]["io_bytes"], "aio bytes")
+elif engine == "io_uring" and backend == "ebpf":
+    expect(by("io_uring", "calls") == ios and by("io_uring", "errors") == 0, "io_uring: %d requests, fio %d" % (by("io_uring", "calls"), ios))
+elif engine == "io_uring":
+    expect(all(r["by_syscall"]["io_uring"] == {"calls": None, "bytes": None, "errors": None} for r in rows), "io_uring not null")
+    expect("ptrace" in unseen.get("io_uring", ""), "no reason: %s" % unseen)
+else:  # psync
+    loader = Episode(sys.argv[5]).rows["syscall_io"]
+    expect(by("pwrite64", "calls") == job["write"]["total_ios"], "pwrite64 %d, fio %d" % (by("pwrite64", "calls"), job["write"]["total_ios"]))
+    for f, want in (("calls", job["read"]["total_ios"]), ("bytes", job["read"]["io_bytes"])):
+        extra = by("pread64", f) - want
+        expect(extra == by("pread64", f, loader), "pread64 %s: %d beyond fio's, the loader's %d" % (f, extra, by("pread64", f, loader)))
+expect(("io_uring" in unseen) == (backend == "ptrace") and len(unseen) == (backend == "ptrace"), "unseen %s" % unseen)
+print("%s, %s: %d requests, %d B read, %d B written to the device: %s" % (
+    engine, backend, ios, job["read"]["io_bytes"], job["write"]["io_bytes"],
+    "none seen, io_uring null, and why in the manifest" if blind else "equal to fio's"))
+PY
+}
+
+fio_setup() {
+	truncate -s 64M "$WORK/fio.img" && LOOP=$(losetup -f --show "$WORK/fio.img")
+}
+fio_cleanup() { [ -n "${LOOP:-}" ] && losetup -d "$LOOP"; LOOP=; }
+
+for b in ebpf ptrace; do
+	check zero_copy_and_socket_calls_equal_the_workloads_$b zero_copy_and_sockets $b
+done
+check every_family_is_counted_by_default every_family_by_default
+
+if ! command -v fio >/dev/null; then
+	skip fio_equals_syscall_io "fio is not installed (make check installs it)"
+elif ! fio_setup >"$WORK/fio-setup.out" 2>&1; then
+	skip fio_equals_syscall_io "no loop device: $(tr '\n' ' ' <"$WORK/fio-setup.out")"
+else
+	trap 'fio_cleanup; cleanup' EXIT
+	for b in ebpf ptrace; do
+		check fio_libaio_equals_syscall_io_$b fio_equal aio-$b libaio $b
+		check fio_psync_equals_syscall_io_$b fio_equal psync-$b psync $b
+		check fio_io_uring_is_counted_or_null_with_why_$b fio_equal uring-$b io_uring $b
+	done
+	check fio_io_uring_sqpoll_equals_syscall_io_ebpf fio_equal sqpoll-ebpf io_uring ebpf --sqthread_poll=1
+	fio_cleanup
+fi
