@@ -126,6 +126,68 @@ print("%s, %s: %d requests, %d B read, %d B written to the device: %s" % (
 PY
 }
 
+# syscall_io against proc_io on an exec-heavy tree: writes equal to the
+# byte and call; rchar and syscr above syscall_io's reads by exactly what
+# the kernel itself reads for each exec (fs/exec.c, fs/binfmt_elf.c, each
+# through kernel_read(), which counts in the caller's rchar and syscr): the
+# first 256 bytes of the file, its program headers, and for a dynamic
+# binary its interpreter's path, ELF header and program headers; a script
+# adds its own first bytes before its interpreter's. Computed here from the
+# binaries themselves. (Where the kernel also reads an ELF's
+# PT_GNU_PROPERTY note, arm64's BTI, that note's size is added.)
+exec_reads() { # backend
+	printf '#!/bin/true\n# a script run by /bin/true\n' >"$WORK/script"
+	chmod +x "$WORK/script"
+	cat >"$WORK/exec-$1.yaml" <<EOY
+episode: {name: exec-$1}
+target: {command: [/bin/sh, -c, "i=0; while [ \$i -lt 25 ]; do /bin/true; $WORK/script; i=\$((i+1)); done"]}
+sources:
+  proc_io: {interval: 20ms}
+  syscall_io: {interval: 20ms, backend: $1}
+EOY
+	"$IOPSAMPLE" run "$WORK/exec-$1.yaml" --quiet || { echo "exit $?"; return 1; }
+	episode_py "$WORK/episodes/exec-$1" "$WORK/script" <<'PY'
+import os, struct
+from epi import expect
+def phdrs(path):
+    with open(path, "rb") as f:
+        h = f.read(64)
+        off, = struct.unpack_from("<Q", h, 32)
+        size, n = struct.unpack_from("<HH", h, 54)
+        f.seek(off)
+        raw = f.read(size * n)
+    return size * n, [struct.unpack_from("<IIQQQQ", raw, i * size) for i in range(n)]
+def kernel_reads(path):
+    """[(calls, bytes) without, with the PT_GNU_PROPERTY reads] of exec'ing an ELF"""
+    path = os.path.realpath(path)
+    total, segs = phdrs(path)
+    calls, n = 2, min(256, os.path.getsize(path)) + total  # bprm->buf, program headers
+    notes = [s[5] for s in segs if s[0] == 0x6474E553]
+    interp = [s for s in segs if s[0] == 3]  # PT_INTERP
+    if interp:
+        with open(path, "rb") as f:
+            f.seek(interp[0][2])
+            ipath = f.read(interp[0][5]).rstrip(b"\0").decode()
+        itotal, isegs = phdrs(ipath)
+        calls, n = calls + 3, n + interp[0][5] + 64 + itotal  # its path, ELF header, headers
+        notes = [s[5] for s in isegs if s[0] == 0x6474E553] or notes
+    return [(calls, n), (calls + len(notes), n + sum(notes))]
+script = min(256, os.path.getsize(sys.argv[2]))
+true, sh = kernel_reads("/bin/true"), kernel_reads("/bin/sh")
+want = [(sh[k][0] + 25 * true[k][0] + 25 * (true[k][0] + 1), sh[k][1] + 25 * true[k][1] + 25 * (true[k][1] + script))
+        for k in (0, 1)]
+t = ep.total
+got = (t("proc_io", "syscr") - t("syscall_io", "read_calls"), t("proc_io", "rchar") - t("syscall_io", "read_bytes"))
+expect(got in want, "rchar and syscr above syscall_io by %s, the execs' own reads %s" % (got, want))
+expect(t("proc_io", "wchar") == t("syscall_io", "write_bytes") and t("proc_io", "syscw") == t("syscall_io", "write_calls"),
+       "writes: wchar %d syscw %d, syscall_io %d %d" % (t("proc_io", "wchar"), t("proc_io", "syscw"),
+                                                       t("syscall_io", "write_bytes"), t("syscall_io", "write_calls")))
+print("51 execs (sh, 25 ELF, 25 scripts): syscr and rchar above syscall_io's reads by %d calls and %d bytes, "
+      "what the kernel read for them (%d calls, %d bytes an ELF exec)%s" % (
+          got[0], got[1], true[0][0], true[0][1], "" if got == want[0] else ", PT_GNU_PROPERTY notes included"))
+PY
+}
+
 fio_setup() {
 	truncate -s 64M "$WORK/fio.img" && LOOP=$(losetup -f --show "$WORK/fio.img")
 }
@@ -135,6 +197,9 @@ for b in ebpf ptrace; do
 	check zero_copy_and_socket_calls_equal_the_workloads_$b zero_copy_and_sockets $b
 done
 check every_family_is_counted_by_default every_family_by_default
+for b in ebpf ptrace; do
+	check proc_io_exceeds_syscall_io_by_the_execs_own_reads_$b exec_reads $b
+done
 
 if ! command -v fio >/dev/null; then
 	skip fio_equals_syscall_io "fio is not installed (make check installs it)"
