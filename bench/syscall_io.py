@@ -5,7 +5,7 @@ syscalls, all in one run; then what a tick of the syscall_io sampler costs
 against proc_io's, and what the eBPF backend costs processes outside the
 target's tree.
 
-    make bench            (or: python3 bench/syscall_io.py BUILD_DIR [REPEATS])
+    make bench            (or: python3 bench/syscall_io.py BUILD_DIR [REPEATS] [BEFORE_BUILD_DIR])
 
 For each workload the ways of running it are interleaved REPEATS times
 (default 5) and the median wall time of each is kept; slowdown = median /
@@ -14,6 +14,11 @@ median untraced. An iopsample run is the whole `iopsample run`, start-up
 same syscalls' results on raw_syscalls:sys_exit for the workload's pid
 (bpftrace 0.17 has no raw tracepoints without tracefs: mounted here if it
 is not). Prints the markdown docs/benchmarks.md holds.
+
+BEFORE_BUILD_DIR, the build of another iopsample (an earlier commit), adds
+its ebpf backend as one more way, with the default syscalls of each, so a
+change's cost is measured side by side with what was there before it; the
+ptrace and strace ways and the rest of the bench are then left out.
 """
 import json
 import os
@@ -48,14 +53,15 @@ def timed(argv, **kw):
 class Episodes:
     """iopsample runs in a scratch folder, each under a name of its own."""
 
-    def __init__(self, build, work):
+    def __init__(self, build, work, prefix="b"):
         self.iopsample = os.path.join(build, "iopsample")
         self.work = work
+        self.prefix = prefix
         self.n = 0
 
     def config(self, command, sources, duration=None):
         self.n += 1
-        name = "b%d" % self.n
+        name = "%s%d" % (self.prefix, self.n)
         path = os.path.join(self.work, name + ".yaml")
         with open(path, "w") as f:
             f.write("episode: {name: %s, output_dir: %s%s}\n" % (
@@ -77,24 +83,29 @@ def host():
         cpu, os.cpu_count(), os.uname().release, v(["strace", "-V"]), v(["bpftrace", "--version"]))
 
 
-def slowdowns(ep, mix, repeats):
-    print("| workload | untraced | iopsample, ebpf | iopsample, ptrace | bpftrace hist() | "
-          "strace -f -c --seccomp-bpf | strace -f |")
-    print("|---|---|---|---|---|---|---|")
+def slowdowns(ep, mix, repeats, before=None):
+    cols = ("ebpf", "before", "bpftrace") if before else ("ebpf", "ptrace", "bpftrace", "strace_bpf", "strace")
+    names = {"ebpf": "iopsample, ebpf", "before": "iopsample before, ebpf", "ptrace": "iopsample, ptrace",
+             "bpftrace": "bpftrace hist()", "strace_bpf": "strace -f -c --seccomp-bpf", "strace": "strace -f"}
+    print("| workload | untraced | %s |" % " | ".join(names[k] for k in cols))
+    print("|---|---|%s" % "---|" * len(cols))
     ratios = []
     for title, args, slow_too in WORKLOADS:
         sio = lambda backend: {"syscall_io": {"interval": "100ms", "backend": backend}}
         ways = {
             "untraced": lambda: timed([mix] + args),
             "ebpf": lambda: ep.run([mix] + args, sio("ebpf"))[0],
+            "before": lambda: before.run([mix] + args, sio("ebpf"))[0],
             "ptrace": lambda: ep.run([mix] + args, sio("ptrace"))[0],
             "bpftrace": lambda: timed(["bpftrace", "-e", BPFTRACE, "-c", " ".join([mix] + args)]),
             "strace_bpf": lambda: timed(["strace", "-f", "-c", "--seccomp-bpf", "-e", "trace=" + SYSCALLS,
                                          "-o", "/dev/null", mix] + args),
             "strace": lambda: timed(["strace", "-f", "-e", "trace=" + SYSCALLS, "-o", "/dev/null", mix] + args),
         }
-        if not slow_too:
+        if not slow_too or before:
             ways = {k: w for k, w in ways.items() if k not in SLOW}
+        if not before:
+            del ways["before"]
         times = {k: [] for k in ways}
         for _ in range(repeats):
             for k, run in ways.items():
@@ -102,13 +113,14 @@ def slowdowns(ep, mix, repeats):
         med = {k: statistics.median(v) for k, v in times.items()}
         slow = {k: med[k] / med["untraced"] for k in med}
         cell = lambda k: "%.3f s (%.2f×)" % (med[k], slow[k]) if k in med else "not run"
-        print("| %s | %.3f s | %s |" % (title, med["untraced"], " | ".join(
-            cell(k) for k in ("ebpf", "ptrace", "bpftrace", "strace_bpf", "strace"))))
+        print("| %s | %.3f s | %s |" % (title, med["untraced"], " | ".join(cell(k) for k in cols)))
         ratios.append((title, args, med, slow))
     print()
     start = ratios[0][2]
     for title, args, med, s in ratios[1:]:
         line = "- %s: ebpf's slowdown is %.2f× bpftrace's" % (title.split(":")[0], s["ebpf"] / s["bpftrace"])
+        if "before" in s:
+            line += " (before: %.2f×; now over before: %.2f×)" % (s["before"] / s["bpftrace"], s["ebpf"] / s["before"])
         if "ptrace" in s:
             line += "; its overhead (slowdown − 1) is 1/%.0f of ptrace's; ptrace's slowdown is %.2f× " \
                     "strace --seccomp-bpf's" % ((s["ptrace"] - 1) / max(s["ebpf"] - 1, 1e-9),
@@ -186,6 +198,9 @@ def main():
     print(host() + " Median of %d interleaved runs.\n" % repeats)
     try:
         ep = Episodes(build, work)
+        if len(sys.argv) > 3:
+            slowdowns(ep, mix, repeats, Episodes(os.path.abspath(sys.argv[3]), work, "before"))
+            return
         slowdowns(ep, mix, repeats)
         tick_cost(ep, mix, repeats)
         host_cost(ep, mix, repeats)
