@@ -16,7 +16,6 @@
  * options) comes before a byte is written; the second streams each
  * episode's files side by side, one cell at a time. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -34,6 +33,7 @@
 #include "commands.h"
 #include "duration.h"
 #include "manifest_read.h"
+#include "natural_cmp.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "row_shape.h"
@@ -336,27 +336,6 @@ static int load_episode(struct exporter *x, struct ex_episode *ep)
 	free(listed);
 	close(dirfd);
 	return code;
-}
-
-/* a.10 after a.9: dotted names with numbers compared as numbers. */
-static int natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			char *ea, *eb;
-			unsigned long long na = strtoull(a, &ea, 10), nb = strtoull(b, &eb, 10);
-			if (na != nb)
-				return na < nb ? -1 : 1;
-			a = ea;
-			b = eb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
 }
 
 /* Labels by key, then sources by name, each source's columns by the rank

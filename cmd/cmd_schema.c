@@ -1,4 +1,4 @@
-/* iopsample schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]:
+/* iopsample schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]:
  * the types of a source's row fields, from its schema, as a SQL engine
  * reading the JSON Lines wants them, so that a field null in every row (a
  * hardware event on a VM) is still a number, and episodes from different
@@ -6,6 +6,12 @@
  *
  *   duckdb  a struct for read_json(..., columns = {...})
  *   spark   a DDL schema for spark.read.schema("...") or CREATE TABLE
+ *   dask    a JSON object of pandas dtypes, for DataFrame.astype({...}) or
+ *           Dask's meta: an integer is int64, or the nullable Int64 where the
+ *           schema allows null; a number float64 (NaN for null); a string
+ *           string; a boolean bool, or boolean where null is allowed; an
+ *           array or object (histograms, by_syscall, labels) object, the
+ *           Python list or dict as read
  *
  * integer is BIGINT, number DOUBLE, string VARCHAR/STRING, boolean BOOLEAN;
  * an array of T is T[] / ARRAY<T>; an object whose members the schema lists
@@ -13,7 +19,7 @@
  * by_device, labels) a MAP from strings. Fields named by the config at the
  * top of a row (perf_event's events: patternProperties) are taken from the
  * first row of each EPISODE_DIR's file for the source, the union over them,
- * sorted; a source with such fields needs EPISODE_DIRs. */
+ * sorted as export sorts them (natural_cmp.h); a source with such fields needs EPISODE_DIRs. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -25,14 +31,16 @@
 #include "collector.h"
 #include "commands.h"
 #include "manifest_read.h"
+#include "natural_cmp.h"
 #include "json_schema.h"
 #include "jsonl_reader.h"
 #include "log.h"
 #include "builtin_schemas.h"
 
-#define USAGE "usage: iopsample schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]"
+#define USAGE "usage: iopsample schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]"
 
-enum dialect { DUCKDB, SPARK };
+enum dialect { DUCKDB, SPARK, DASK };
+static const char *const dialect_names[] = {"duckdb", "spark", "dask", NULL};
 
 struct typer {
 	const struct jschema_set *set;
@@ -155,7 +163,38 @@ static int type_of(struct typer *t, const json_t *schema)
 	return 0;
 }
 
-/* One top-level column: `'name': 'TYPE'` or `` `name` TYPE``. */
+/* Whether the schema allows null besides its one type. */
+static bool nullable(const json_t *schema)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(schema, "type"), i, v)
+		if (!strcmp(json_string_value(v), "null"))
+			return true;
+	return false;
+}
+
+/* A column's pandas dtype (see the top of this file). */
+static int dask_dtype(struct typer *t, const json_t *schema)
+{
+	const char *type = the_type(schema);
+	const char *dtype = !type                      ? NULL
+			    : !strcmp(type, "integer") ? nullable(schema) ? "Int64" : "int64"
+			    : !strcmp(type, "number")  ? "float64"
+			    : !strcmp(type, "string")  ? "string"
+			    : !strcmp(type, "boolean") ? nullable(schema) ? "boolean" : "bool"
+			    : !strcmp(type, "array") || !strcmp(type, "object") ? "object"
+								: NULL;
+	if (!dtype) {
+		log_error("schema/%s.schema.json: %s: not one JSON type, so no column type",
+			  t->source, t->field);
+		return EX_SOFTWARE;
+	}
+	fprintf(t->out, "\"%s\"", dtype);
+	return 0;
+}
+
+/* One top-level column: `'name': 'TYPE'`, `` `name` TYPE`` or `"name": "dtype"`. */
 static int column(struct typer *t, const char *name, const json_t *schema, bool first)
 {
 	t->field = name;
@@ -179,6 +218,16 @@ static int column(struct typer *t, const char *name, const json_t *schema, bool 
 		fputc('\'', out);
 		free(type);
 		return r;
+	}
+	if (t->d == DASK) {
+		json_t *key = json_string(name);
+		char *quoted = key ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
+		json_decref(key);
+		if (!quoted)
+			return EX_OSERR;
+		fprintf(t->out, "%s: ", quoted);
+		free(quoted);
+		return dask_dtype(t, schema);
 	}
 	put_name(t, name);
 	fputc(' ', t->out);
@@ -225,7 +274,7 @@ static int config_named(const struct typer *t, const char *dir, json_t *names)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return natural_cmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Envelope, then the fields the config names, sorted, then the source's
@@ -283,8 +332,11 @@ int cmd_schema(int argc, char **argv)
 		log_error(USAGE);
 		return EX_USAGE;
 	}
-	if (strcmp(dialect, "duckdb") && strcmp(dialect, "spark")) {
-		log_error("schema: --dialect %s: not duckdb or spark", dialect);
+	int d = 0;
+	while (dialect_names[d] && strcmp(dialect, dialect_names[d]))
+		d++;
+	if (!dialect_names[d]) {
+		log_error("schema: --dialect %s: not duckdb, spark or dask", dialect);
 		return EX_USAGE;
 	}
 	if (!collector_find(source)) {
@@ -301,7 +353,7 @@ int cmd_schema(int argc, char **argv)
 	/* written whole or not at all: built apart, printed when it is complete */
 	char *text = NULL;
 	size_t len = 0;
-	struct typer t = {set, source, !strcmp(dialect, "duckdb") ? DUCKDB : SPARK,
+	struct typer t = {set, source, (enum dialect)d,
 			  open_memstream(&text, &len), NULL};
 	json_t *named = json_object();
 	int code = named && t.out ? 0 : EX_OSERR;
@@ -314,9 +366,9 @@ int cmd_schema(int argc, char **argv)
 		code = ndirs ? EX_DATAERR : EX_USAGE;
 	}
 	if (!code) {
-		fputs(t.d == DUCKDB ? "{" : "", t.out);
+		fputs(t.d == SPARK ? "" : "{", t.out);
 		code = print_columns(&t, named);
-		fputs(t.d == DUCKDB ? "}\n" : "\n", t.out);
+		fputs(t.d == SPARK ? "\n" : "}\n", t.out);
 	}
 	if (t.out)
 		fclose(t.out);

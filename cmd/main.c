@@ -28,7 +28,7 @@ static const struct {
 	 "                   [--sources LIST] [--include-incomplete] [--episodes: one row per episode]"},
 	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
 	{"schema", cmd_schema,
-	 "schema --columns SOURCE --dialect duckdb|spark [EPISODE_DIR...]\n"
+	 "schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]\n"
 	 "                                                a source's column types for SQL engines (docs/at-scale.md)"},
 };
 
