@@ -24,10 +24,11 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, clang with its libFuzzer, the
 # JSON-Schema-Test-Suite (reader/json_schema.c against the official cases),
-# mkfs.ext4 (a filesystem on a loop device: where sync(2) writes back), and
-# fio (ground truth for syscall_io's aio and io_uring)
+# mkfs.ext4 (a filesystem on a loop device: where sync(2) writes back),
+# fio (ground truth for syscall_io's aio and io_uring), and Dask with zstandard
+# (docs/recipes/dask_export.py run on a LocalCluster against export)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
-	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio
+	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)

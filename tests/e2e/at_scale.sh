@@ -150,25 +150,13 @@ check one_episode_at_a_time_as_ray_tasks_run_it one_at_a_time
 # The recipe's rule table is the schemas' x-gauge and x-cell, no more, no less.
 rules_are_the_schemas() {
 	"$PY" - "$WORK/recipe.sql" "$SCHEMAS" <<'PY'
-import glob, json, re, sys
+import re, sys
 from epi import expect
+from exported import schema_rules
 sql, schemas = sys.argv[1:3]
 values = re.search(r"INSERT INTO rule VALUES (.*?);", open(sql).read(), re.S).group(1)
 listed = set(re.findall(r"\('(\w+)', '(\w+)'\)", values))
-found = set()
-def walk(node, key=None):
-    if isinstance(node, dict):
-        if node.get("x-gauge") is True:
-            found.add((key, "max"))
-        if "x-cell" in node:
-            found.add((key, node["x-cell"]))
-        for k, v in node.items():
-            walk(v, k)
-    elif isinstance(node, list):
-        for v in node:
-            walk(v)
-for path in glob.glob(schemas + "/*.schema.json"):
-    walk(json.load(open(path)))
+found = schema_rules(schemas)
 expect(listed == found, "the recipe lists %s; the schemas say %s" % (sorted(listed - found), sorted(found - listed)))
 print("%d rules, as the schemas annotate" % len(found))
 PY
@@ -182,7 +170,7 @@ columns_are_the_schemas_types() {
 	[ -z "${RUN_FAILED:-}" ] || { echo "episode $RUN_FAILED did not run"; return 1; }
 	local s d
 	for s in $SOURCES; do
-		for d in duckdb spark; do
+		for d in duckdb spark dask; do
 			"$IOPSAMPLE" schema --columns $s --dialect $d "$WORK/data/episodes/vm-1" >"$WORK/$s.$d" || return 1
 		done
 	done
@@ -209,6 +197,15 @@ def duck(doc, s):
     if t == "array":
         return duck(doc, s["items"]) + "[]"
     return {"integer": "BIGINT", "number": "DOUBLE", "string": "VARCHAR", "boolean": "BOOLEAN"}[t]
+def dask(doc, s):  # pandas: nullable Int64 and boolean where the schema allows null
+    s = deref(doc, s)
+    t = s.get("type")
+    null = isinstance(t, list) and "null" in t
+    d = duck(doc, s)
+    if d.startswith(("STRUCT", "MAP")) or d.endswith("[]"):
+        return "object"
+    return {"BIGINT": "Int64" if null else "int64", "DOUBLE": "float64", "VARCHAR": "string",
+            "BOOLEAN": "boolean" if null else "bool"}[d]
 def spark(t):  # DuckDB's spelling to Spark's
     t = re.sub(r'"(\w+)" ', r"`\1`: ", t).replace("VARCHAR", "STRING")
     while "[]" in t:
@@ -227,9 +224,17 @@ for s in sources:
     got = ast.literal_eval(open(f"{work}/{s}.duckdb").read())
     expect(got == want, "%s duckdb: %s" % (s, {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}))
     expect(list(got)[:9] == list(env["properties"]), "%s: the envelope first: %s" % (s, list(got)[:9]))
+    want_dask = {k: dask(env, v) for k, v in env["properties"].items()}
+    if "patternProperties" in doc:  # sorted (no digits in these names: natural order is plain)
+        for f in sorted(e["field"] for e in row["sources"][s]["events"]):
+            want_dask[f] = dask(doc, pattern_schema)
+    want_dask.update({k: dask(doc, v) for k, v in doc["properties"].items() if k not in want_dask})
+    got_dask = json.loads(open(f"{work}/{s}.dask").read())
+    expect(list(got_dask.items()) == list(want_dask.items()) and list(got_dask) == list(got),
+           "%s dask: %s" % (s, {k: (got_dask.get(k), want_dask.get(k)) for k in set(got_dask) | set(want_dask) if got_dask.get(k) != want_dask.get(k)}))
     ddl = open(f"{work}/{s}.spark").read().strip()
     expect(ddl == ", ".join("`%s` %s" % (k, spark(v)) for k, v in got.items()), "%s spark: %s" % (s, ddl[:200]))
-print("%d sources, both dialects, every field as its schema types it" % len(sources))
+print("%d sources, all three dialects, every field as its schema types it" % len(sources))
 PY
 }
 check schema_columns_are_the_schemas_types columns_are_the_schemas_types
@@ -248,7 +253,7 @@ schema_refusals() {
 		[ ! -s "$WORK/stdout" ] || { echo "schema $*: printed $(head -c 80 "$WORK/stdout")"; return 1; }
 	}
 	expect_exit 64 "usage: iopsample schema" --columns proc_io || return 1
-	expect_exit 64 "--dialect sqlite: not duckdb or spark" --columns proc_io --dialect sqlite || return 1
+	expect_exit 64 "--dialect sqlite: not duckdb, spark or dask" --columns proc_io --dialect sqlite || return 1
 	expect_exit 64 "--columns nope: not a source; the sources are proc_io" --columns nope --dialect spark || return 1
 	expect_exit 64 "perf_event has fields its config names" --columns perf_event --dialect duckdb || return 1
 	expect_exit 66 "$WORK/none: No such file or directory" --columns perf_event --dialect duckdb "$WORK/none" || return 1

@@ -63,3 +63,27 @@ def column_sum(df, column):
     s = df[column].dropna()
     expect(all(float(v).is_integer() for v in s), column + ": a count that is not an integer")
     return sum(int(v) for v in s)
+
+
+def schema_rules(schemas):
+    """{(field, rule)} for every field the schemas in the folder annotate:
+    "x-gauge": true is max, "x-cell" its rule; the recipes list the same."""
+    import glob
+    import json
+    found = set()
+
+    def walk(node, key=None):
+        if isinstance(node, dict):
+            if node.get("x-gauge") is True:
+                found.add((key, "max"))
+            if "x-cell" in node:
+                found.add((key, node["x-cell"]))
+            for k, v in node.items():
+                walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    for path in glob.glob(schemas + "/*.schema.json"):
+        with open(path) as f:
+            walk(json.load(f))
+    return found
