@@ -220,6 +220,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)
 	/usr/bin/python3 bench/export.py $(BUILD)
 	/usr/bin/python3 bench/report.py $(BUILD)
 	/usr/bin/python3 bench/scale.py $(BUILD)
+	/usr/bin/python3 bench/dask_export.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -88,7 +88,7 @@ def slowdowns(ep, mix, repeats, before=None):
     names = {"ebpf": "iopsample, ebpf", "before": "iopsample before, ebpf", "ptrace": "iopsample, ptrace",
              "bpftrace": "bpftrace hist()", "strace_bpf": "strace -f -c --seccomp-bpf", "strace": "strace -f"}
     print("| workload | untraced | %s |" % " | ".join(names[k] for k in cols))
-    print("|---|---|%s" % "---|" * len(cols))
+    print("|---|---|%s" % ("---|" * len(cols)))
     ratios = []
     for title, args, slow_too in WORKLOADS:
         sio = lambda backend: {"syscall_io": {"interval": "100ms", "backend": backend}}

@@ -23,8 +23,6 @@ void sio_record(struct sio_counts *c, const struct sio_call *call)
 		for (int d = IO_READ; d <= IO_WRITE; d++) {
 			if (!(call->sides & (1u << d)))
 				continue;
-			bump(&c->side_calls[d], 1);
-			bump(&c->side_bytes[d], call->bytes);
 			bump(&c->hist[d][log2_bucket(call->bytes)], 1);
 			bump(&c->kind_bytes[d][call->kind[d]], call->bytes);
 		}
@@ -49,8 +47,6 @@ void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
 		copy(out->calls, c->calls, c->n);
 		copy(out->bytes, c->bytes, c->n);
 		copy(out->errors, c->errors, c->n);
-		copy(out->side_calls, c->side_calls, 2);
-		copy(out->side_bytes, c->side_bytes, 2);
 		copy(out->hist[0], c->hist[0], SIO_HIST_BUCKETS);
 		copy(out->hist[1], c->hist[1], SIO_HIST_BUCKETS);
 		copy(out->kind_bytes[0], c->kind_bytes[0], SIO_KINDS);

@@ -20,11 +20,28 @@ struct sio_totals {
 	uint64_t calls[SIO_MAX_SYSCALLS]; /* successful calls */
 	uint64_t bytes[SIO_MAX_SYSCALLS]; /* bytes they returned */
 	uint64_t errors[SIO_MAX_SYSCALLS];
-	uint64_t side_calls[2]; /* [enum io_dir]: calls whose bytes count on that side */
-	uint64_t side_bytes[2];
 	uint64_t hist[2][SIO_HIST_BUCKETS]; /* [enum io_dir][bucket] */
 	uint64_t kind_bytes[2][SIO_KINDS];  /* [enum io_dir][enum sio_kind] */
 };
+
+/* A side's calls and bytes (enum io_dir): every call that counts on a side
+ * is in one bucket of its histogram and one kind of its bytes, so these are
+ * sums, not counters of their own (one update less per side of a call). */
+static inline uint64_t sio_side_calls(const struct sio_totals *t, int d)
+{
+	uint64_t n = 0;
+	for (int b = 0; b < SIO_HIST_BUCKETS; b++)
+		n += t->hist[d][b];
+	return n;
+}
+
+static inline uint64_t sio_side_bytes(const struct sio_totals *t, int d)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < SIO_KINDS; k++)
+		n += t->kind_bytes[d][k];
+	return n;
+}
 
 struct sio_counts {
 	_Atomic uint64_t seq;
@@ -32,8 +49,6 @@ struct sio_counts {
 	_Atomic uint64_t calls[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t bytes[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t errors[SIO_MAX_SYSCALLS];
-	_Atomic uint64_t side_calls[2];
-	_Atomic uint64_t side_bytes[2];
 	_Atomic uint64_t hist[2][SIO_HIST_BUCKETS];
 	_Atomic uint64_t kind_bytes[2][SIO_KINDS];
 };

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/ebpf/ebpf.h"
 #include "common/ebpf/ebpf_slots.h"
@@ -21,15 +23,14 @@ struct sio_ebpf {
 	size_t n;
 };
 
-/* Whether the kernel has the tracepoint the io_uring program attaches to
- * (a kernel built without CONFIG_IO_URING has none). Looked up once: each
- * lookup parses the kernel's whole BTF. */
+/* Whether the kernel has the tracepoint the io_uring program attaches to:
+ * whether it has io_uring (a kernel built without CONFIG_IO_URING answers
+ * io_uring_setup with ENOSYS; this one asks for no ring, so any other
+ * answer is an error of its own). A syscall, where a lookup of the
+ * tracepoint would parse the kernel's whole BTF once more (20 ms). */
 static bool kernel_has_uring_complete(void)
 {
-	static int has = -1;
-	if (has < 0)
-		has = libbpf_find_vmlinux_btf_id("io_uring_complete", BPF_TRACE_RAW_TP) > 0;
-	return has;
+	return !(syscall(__NR_io_uring_setup, 0, NULL) < 0 && errno == ENOSYS);
 }
 
 static const char *ebpf_unseen(const struct io_syscall *sys)

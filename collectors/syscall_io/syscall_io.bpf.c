@@ -33,34 +33,48 @@ static __always_inline __u8 file_kind(struct file *f)
 }
 
 /* The kind of the calling task's descriptor fd, with SIO_FD_WRITABLE when
- * it is open for writing. Read at the call's exit: a descriptor another
- * thread closed in between is unknown. Global, as the other functions
- * below that a loop calls: the verifier walks each once, on its own, rather
- * than once for every path of the program that reaches it. */
+ * it is open for writing if want_mode. Read at the call's exit: a
+ * descriptor another thread closed in between is unknown. This runs for
+ * every counted call, so it reads what it can as the BTF-typed loads of a
+ * tracing program (the task to its descriptor table: no helper call), and
+ * the rest, from the table's slot on, with three reads at most. Global, as
+ * the other functions below that a loop calls: the verifier walks each
+ * once, on its own, rather than once for every path that reaches it. */
 #define SIO_FD_WRITABLE 0x100
-__attribute__((noinline)) __u32 sio_fd_kind(long fd)
+__attribute__((noinline)) __u32 sio_fd_kind(long fd, int want_mode)
 {
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
 	struct file *f = NULL;
-	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds) ||
-	    bpf_probe_read_kernel(&f, sizeof(f), fds + fd) < 0 || !f)
+	struct inode *inode = NULL;
+	unsigned short mode = 0;
+	if (!fdt || fd < 0 || fd >= fdt->max_fds ||
+	    bpf_probe_read_kernel(&f, sizeof(f), fdt->fd + fd) < 0 || !f ||
+	    bpf_probe_read_kernel(&inode, sizeof(inode), &f->f_inode) < 0 || !inode ||
+	    bpf_probe_read_kernel(&mode, sizeof(mode), &inode->i_mode) < 0)
 		return SIO_KIND_UNKNOWN;
-	return file_kind(f) | (BPF_CORE_READ(f, f_mode) & KERNEL_FMODE_WRITE ? SIO_FD_WRITABLE : 0);
+	__u32 kind = sio_kind_of_mode(mode);
+	if (want_mode && BPF_CORE_READ(f, f_mode) & KERNEL_FMODE_WRITE)
+		kind |= SIO_FD_WRITABLE;
+	return kind;
 }
 
-/* The bytes of the n messages recvmmsg or sendmmsg returned. */
-__attribute__((noinline)) __u64 sio_mmsg_bytes(unsigned long vec, long n)
+/* The bytes of message k of those recvmmsg or sendmmsg returned at vec. */
+__attribute__((noinline)) __u64 sio_mmsg_len(unsigned long vec, int k)
+{
+	__u32 len = 0;
+	bpf_probe_read_user(&len, sizeof(len),
+			    (const void *)(vec + (unsigned long)k * SIO_MMSGHDR_SIZE +
+					   SIO_MMSGHDR_LEN_OFFSET));
+	return len;
+}
+
+/* The bytes of the n messages: a loop whose body is a call, so that the
+ * verifier's walk of its iterations stays short. */
+static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n)
 {
 	__u64 sum = 0;
-	for (int k = 0; k < SIO_MMSG_MAX && k < n; k++) {
-		__u32 len = 0;
-		bpf_probe_read_user(&len, sizeof(len),
-				    (const void *)(vec + (unsigned long)k * SIO_MMSGHDR_SIZE +
-						   SIO_MMSGHDR_LEN_OFFSET));
-		sum += len;
-	}
+	for (int k = 0; k < SIO_MMSG_MAX && k < n; k++)
+		sum += sio_mmsg_len(vec, k);
 	return sum;
 }
 
@@ -71,8 +85,6 @@ static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u
 	kind &= 7; /* bounds the verifier can see */
 	if (kind >= SIO_KINDS)
 		kind = SIO_KIND_UNKNOWN;
-	EBPF_SLOT_ADD(&s->side_calls[d], 1);
-	EBPF_SLOT_ADD(&s->side_bytes[d], bytes);
 	EBPF_SLOT_ADD(&s->hist[d][bucket], 1);
 	EBPF_SLOT_ADD(&s->kind_bytes[d][kind], bytes);
 }
@@ -111,7 +123,7 @@ __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 ho
 	return 0;
 }
 
-int sio_aio_reap(unsigned long events, long n, __u32 i);
+int sio_aio_event(unsigned long events, int k, __u32 i);
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
@@ -125,8 +137,10 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 	    sio_restarting(ret))
 		return 0;
 	if (i == sio_aio_index) { /* io_getevents, io_pgetevents: the events they reaped */
-		if (!sio_is_error(ret))
-			sio_aio_reap(kernel_syscall_arg(regs, 3), ret, i);
+		/* a loop whose body is a call: a short walk for the verifier */
+		unsigned long events = kernel_syscall_arg(regs, 3);
+		for (int k = 0; k < SIO_AIO_EVENTS_MAX && k < ret; k++)
+			sio_aio_event(events, k, i);
 		return 0;
 	}
 	if (sio_is_error(ret)) {
@@ -138,14 +152,14 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 	__u64 bytes = sio_msgvec[i] ? sio_mmsg_bytes(kernel_syscall_arg(regs, 1), ret) : (__u64)ret;
 	__u32 sides = sio_sides[i], rkind = SIO_KIND_UNKNOWN, wkind = SIO_KIND_UNKNOWN;
 	if (sides == SIO_SIDE_BY_MODE) {
-		__u32 k = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][0]));
+		__u32 k = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][0]), 1);
 		sides = k & SIO_FD_WRITABLE ? SIO_SIDE_WRITE : SIO_SIDE_READ;
 		rkind = wkind = k & 0xff;
 	} else {
 		if (sides & SIO_SIDE_READ)
-			rkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_READ])) & 0xff;
+			rkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_READ]), 0) & 0xff;
 		if (sides & SIO_SIDE_WRITE)
-			wkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_WRITE])) & 0xff;
+			wkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_WRITE]), 0) & 0xff;
 	}
 	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind));
 	return 0;
@@ -158,29 +172,27 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
  * or io_pgetevents, as the ptrace tracer does: the n struct io_event
  * (include/uapi/linux/aio_abi.h, 32 bytes) the call returned at arg 3,
  * each naming its iocb in the caller's memory, whose aio_lio_opcode (at 16)
- * gives the side and aio_fildes (at 20) the descriptor. A global function:
- * verified once, on its own. */
-__attribute__((noinline)) int sio_aio_reap(unsigned long events, long n, __u32 i)
+ * gives the side and aio_fildes (at 20) the descriptor. This counts event
+ * k of those at events. */
+__attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i)
 {
-	for (int k = 0; k < SIO_AIO_EVENTS_MAX && k < n; k++) {
-		struct {
-			__u64 data, obj;
-			__s64 res, res2;
-		} ev;
-		struct {
-			__u16 opcode;
-			__u16 reqprio;
-			__u32 fildes;
-		} cb;
-		if (bpf_probe_read_user(&ev, sizeof(ev), (const void *)(events + (unsigned long)k * sizeof(ev))) < 0 ||
-		    bpf_probe_read_user(&cb, sizeof(cb), (const void *)(ev.obj + 16)) < 0)
-			continue;
-		__u32 sides = sio_aio_sides(cb.opcode);
-		if (!sides)
-			continue;
-		__u32 kind = sio_fd_kind(cb.fildes) & 0xff;
-		sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind));
-	}
+	struct {
+		__u64 data, obj;
+		__s64 res, res2;
+	} ev;
+	struct {
+		__u16 opcode;
+		__u16 reqprio;
+		__u32 fildes;
+	} cb;
+	if (bpf_probe_read_user(&ev, sizeof(ev), (const void *)(events + (unsigned long)k * sizeof(ev))) < 0 ||
+	    bpf_probe_read_user(&cb, sizeof(cb), (const void *)(ev.obj + 16)) < 0)
+		return 0;
+	__u32 sides = sio_aio_sides(cb.opcode);
+	if (!sides)
+		return 0;
+	__u32 kind = sio_fd_kind(cb.fildes, 0) & 0xff;
+	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind));
 	return 0;
 }
 

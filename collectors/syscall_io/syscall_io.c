@@ -282,8 +282,10 @@ static int sio_sample(void *state, struct errbuf *why)
 		json_integer_set(s->by[i][2], (json_int_t)e);
 	}
 	for (int d = IO_READ; d <= IO_WRITE; d++) {
-		json_integer_set(s->calls[d], (json_int_t)(now.side_calls[d] - s->prev.side_calls[d]));
-		json_integer_set(s->bytes[d], (json_int_t)(now.side_bytes[d] - s->prev.side_bytes[d]));
+		json_integer_set(s->calls[d],
+				 (json_int_t)(sio_side_calls(&now, d) - sio_side_calls(&s->prev, d)));
+		json_integer_set(s->bytes[d],
+				 (json_int_t)(sio_side_bytes(&now, d) - sio_side_bytes(&s->prev, d)));
 		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
 			json_integer_set(s->hist[d][b], (json_int_t)(now.hist[d][b] - s->prev.hist[d][b]));
 		for (int k = 0; k < SIO_KINDS; k++)

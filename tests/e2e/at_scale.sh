@@ -262,15 +262,19 @@ schema_refusals() {
 }
 check schema_refuses_what_it_cannot_type schema_refusals
 
-# The Spark and Ray recipes, which no CI here can run, are Python that parses.
+# The Spark and Ray recipes, which no CI here can run, are Python that
+# parses, each in a section that says in place that it is untested.
 other_recipes_parse() {
 	"$PY" - "$DOC" <<'PY'
 import ast, re, sys
-blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
+sections = re.split(r"\n(?=## )", open(sys.argv[1]).read())
+blocks = [(s.splitlines()[0], b) for s in sections for b in re.findall(r"```python\n(.*?)```", s, re.S)]
 assert len(blocks) == 2, "%d python blocks" % len(blocks)
-for b in blocks:
+for title, b in blocks:
     ast.parse(b)
-print("%d python blocks parse" % len(blocks))
+    section = next(s for s in sections if s.startswith(title))
+    assert "(untested)" in title and "> **Untested.**" in section, "%s: not marked untested" % title
+print("%d python blocks parse, each marked untested: %s" % (len(blocks), ", ".join(t for t, _ in blocks)))
 PY
 }
 check spark_and_ray_recipes_are_python other_recipes_parse

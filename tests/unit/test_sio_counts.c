@@ -93,10 +93,10 @@ TEST(record_sorts_calls_bytes_errors_sides_and_kinds)
 	EXPECT_EQ(t.errors[1], 1);
 	EXPECT_EQ(t.calls[2], 1);
 	EXPECT_EQ(t.bytes[2], 300);
-	EXPECT_EQ(t.side_calls[IO_READ], 3);
-	EXPECT_EQ(t.side_bytes[IO_READ], 4396);
-	EXPECT_EQ(t.side_calls[IO_WRITE], 2);
-	EXPECT_EQ(t.side_bytes[IO_WRITE], 400);
+	EXPECT_EQ(sio_side_calls(&t, IO_READ), 3);
+	EXPECT_EQ(sio_side_bytes(&t, IO_READ), 4396);
+	EXPECT_EQ(sio_side_calls(&t, IO_WRITE), 2);
+	EXPECT_EQ(sio_side_bytes(&t, IO_WRITE), 400);
 	EXPECT_EQ(t.hist[IO_READ][13], 1);
 	EXPECT_EQ(t.hist[IO_READ][0], 1);
 	EXPECT_EQ(t.hist[IO_READ][9], 1);
