@@ -4,9 +4,11 @@
  * target never stops and never knows: nothing is done inside it. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "common/ebpf/ebpf.h"
@@ -23,21 +25,27 @@ struct sio_ebpf {
 	size_t n;
 };
 
-/* Whether the kernel has the tracepoint the io_uring program attaches to:
- * whether it has io_uring (a kernel built without CONFIG_IO_URING answers
- * io_uring_setup with ENOSYS; this one asks for no ring, so any other
- * answer is an error of its own). A syscall, where a lookup of the
- * tracepoint would parse the kernel's whole BTF once more (20 ms). */
-static bool kernel_has_uring_complete(void)
+/* Why the io_uring program cannot count here, or NULL. It attaches to the
+ * io_uring_complete tracepoint as Linux 6.0 made it, which gives the
+ * request (before, the request's user_data: a program reading it as the
+ * request would count garbage). A kernel built without CONFIG_IO_URING has
+ * no tracepoint, and answers io_uring_setup with ENOSYS (asked for no ring,
+ * any other answer is an error of its own): a syscall, where looking the
+ * tracepoint up would parse the kernel's whole BTF once more (20 ms). */
+static const char *uring_unseen(void)
 {
-	return !(syscall(__NR_io_uring_setup, 0, NULL) < 0 && errno == ENOSYS);
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 && major < 6)
+		return "the kernel's io_uring_complete tracepoint gives no request before Linux 6.0";
+	if (syscall(__NR_io_uring_setup, 0, NULL) < 0 && errno == ENOSYS)
+		return "the kernel has no io_uring (built without CONFIG_IO_URING)";
+	return NULL;
 }
 
 static const char *ebpf_unseen(const struct io_syscall *sys)
 {
-	if (sys->via == SIO_VIA_IO_URING && !kernel_has_uring_complete())
-		return "the kernel has no io_uring_complete tracepoint (built without CONFIG_IO_URING?)";
-	return NULL;
+	return sys->via == SIO_VIA_IO_URING ? uring_unseen() : NULL;
 }
 
 /* Opens and loads the programs for cfg's syscalls: the io_uring program

@@ -34,28 +34,55 @@ static __always_inline __u8 file_kind(struct file *f)
 
 /* The kind of the calling task's descriptor fd, with SIO_FD_WRITABLE when
  * it is open for writing if want_mode. Read at the call's exit: a
- * descriptor another thread closed in between is unknown. This runs for
- * every counted call, so it reads what it can as the BTF-typed loads of a
- * tracing program (the task to its descriptor table: no helper call), and
- * the rest, from the table's slot on, with three reads at most. Global, as
- * the other functions below that a loop calls: the verifier walks each
- * once, on its own, rather than once for every path that reaches it. */
+ * descriptor another thread closed in between is unknown.
+ *
+ * This runs for every counted call. Where the kernel has bpf_rdonly_cast
+ * (Linux 6.2; CO-RE finds it, and the verifier never walks the other
+ * branch), the task, its descriptor table, the file and its inode are read
+ * as typed loads, which cost next to nothing: the table's slot is cast to
+ * the one struct of the kernel's BTF that begins with a struct file *
+ * (kiocb), and the task is taken untrusted, which spares the verifier a
+ * search of the kernel's BTF at every load. Before it, seven reads of
+ * kernel memory, each a helper call.
+ *
+ * Global, as the other functions below that a loop calls: the verifier
+ * walks each once, on its own, rather than once for every path that
+ * reaches it. */
 #define SIO_FD_WRITABLE 0x100
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
 __attribute__((noinline)) __u32 sio_fd_kind(long fd, int want_mode)
 {
-	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
+	void *task = (void *)bpf_get_current_task();
 	struct file *f = NULL;
-	struct inode *inode = NULL;
 	unsigned short mode = 0;
-	if (!fdt || fd < 0 || fd >= fdt->max_fds ||
-	    bpf_probe_read_kernel(&f, sizeof(f), fdt->fd + fd) < 0 || !f ||
-	    bpf_probe_read_kernel(&inode, sizeof(inode), &f->f_inode) < 0 || !inode ||
-	    bpf_probe_read_kernel(&mode, sizeof(mode), &inode->i_mode) < 0)
+	unsigned int fmode = 0;
+	if (fd < 0)
 		return SIO_KIND_UNKNOWN;
+	if (bpf_rdonly_cast) {
+		struct task_struct *t = bpf_rdonly_cast(task, bpf_core_type_id_kernel(struct task_struct));
+		struct fdtable *fdt = t->files ? t->files->fdt : NULL;
+		if (!fdt || fd >= fdt->max_fds)
+			return SIO_KIND_UNKNOWN;
+		struct kiocb *slot = bpf_rdonly_cast(fdt->fd + fd, bpf_core_type_id_kernel(struct kiocb));
+		f = slot->ki_filp;
+		if (!f || !f->f_inode)
+			return SIO_KIND_UNKNOWN;
+		mode = f->f_inode->i_mode;
+		fmode = f->f_mode;
+	} else {
+		struct fdtable *fdt = BPF_CORE_READ((struct task_struct *)task, files, fdt);
+		struct file **fds = BPF_CORE_READ(fdt, fd);
+		if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds) ||
+		    bpf_probe_read_kernel(&f, sizeof(f), fds + fd) < 0 || !f)
+			return SIO_KIND_UNKNOWN;
+		mode = BPF_CORE_READ(f, f_inode, i_mode);
+		fmode = want_mode ? BPF_CORE_READ(f, f_mode) : 0;
+	}
 	__u32 kind = sio_kind_of_mode(mode);
-	if (want_mode && BPF_CORE_READ(f, f_mode) & KERNEL_FMODE_WRITE)
-		kind |= SIO_FD_WRITABLE;
-	return kind;
+	if (!(mode & 0170000)) /* no inode read: the file was going */
+		return SIO_KIND_UNKNOWN;
+	return want_mode && fmode & KERNEL_FMODE_WRITE ? kind | SIO_FD_WRITABLE : kind;
 }
 
 /* The bytes of message k of those recvmmsg or sendmmsg returned at vec. */
@@ -68,14 +95,38 @@ __attribute__((noinline)) __u64 sio_mmsg_len(unsigned long vec, int k)
 	return len;
 }
 
-/* The bytes of the n messages: a loop whose body is a call, so that the
- * verifier's walk of its iterations stays short. */
+/* The loops over a call's aio events and recvmmsg's messages, up to 1024
+ * iterations: bpf_loop() (Linux 5.17) where the kernel has it, whose body
+ * the verifier walks once; else a bounded loop, which it walks for every
+ * iteration (7 ms a load, though each body is one call). CO-RE says which,
+ * and the verifier never walks the other. */
+#define SIO_HAVE_BPF_LOOP bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)
+
+struct sio_mmsg_walk {
+	unsigned long vec;
+	__u64 sum;
+};
+
+static long sio_mmsg_step(__u64 k, void *ctx)
+{
+	struct sio_mmsg_walk *w = ctx;
+	w->sum += sio_mmsg_len(w->vec, (int)k);
+	return 0;
+}
+
+/* The bytes of the n messages. */
 static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n)
 {
-	__u64 sum = 0;
+	struct sio_mmsg_walk w = {vec, 0};
+	if (n <= 0)
+		return 0;
+	if (SIO_HAVE_BPF_LOOP) {
+		bpf_loop(n < SIO_MMSG_MAX ? n : SIO_MMSG_MAX, sio_mmsg_step, &w, 0);
+		return w.sum;
+	}
 	for (int k = 0; k < SIO_MMSG_MAX && k < n; k++)
-		sum += sio_mmsg_len(vec, k);
-	return sum;
+		w.sum += sio_mmsg_len(vec, k);
+	return w.sum;
 }
 
 /* A call's bytes on side d (constant at each call site). */
@@ -125,6 +176,18 @@ __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 ho
 
 int sio_aio_event(unsigned long events, int k, __u32 i);
 
+struct sio_aio_walk {
+	unsigned long events;
+	__u32 i;
+};
+
+static long sio_aio_step(__u64 k, void *ctx)
+{
+	struct sio_aio_walk *w = ctx;
+	sio_aio_event(w->events, (int)k, w->i);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 {
@@ -137,10 +200,15 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 	    sio_restarting(ret))
 		return 0;
 	if (i == sio_aio_index) { /* io_getevents, io_pgetevents: the events they reaped */
-		/* a loop whose body is a call: a short walk for the verifier */
-		unsigned long events = kernel_syscall_arg(regs, 3);
+		struct sio_aio_walk w = {kernel_syscall_arg(regs, 3), i};
+		if (ret <= 0)
+			return 0;
+		if (SIO_HAVE_BPF_LOOP) {
+			bpf_loop(ret < SIO_AIO_EVENTS_MAX ? ret : SIO_AIO_EVENTS_MAX, sio_aio_step, &w, 0);
+			return 0;
+		}
 		for (int k = 0; k < SIO_AIO_EVENTS_MAX && k < ret; k++)
-			sio_aio_event(events, k, i);
+			sio_aio_event(w.events, k, i);
 		return 0;
 	}
 	if (sio_is_error(ret)) {

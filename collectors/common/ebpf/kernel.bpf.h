@@ -60,6 +60,12 @@ struct io_uring_cqe {
 	__s32 res;
 } __attribute__((preserve_access_index));
 
+/* include/linux/fs.h: begins with its file; syscall_io reads a descriptor
+ * table's slot as one */
+struct kiocb {
+	struct file *ki_filp;
+} __attribute__((preserve_access_index));
+
 struct fdtable {
 	unsigned int max_fds;
 	struct file **fd;
