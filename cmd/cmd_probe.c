@@ -30,6 +30,8 @@ static json_t *probe_source(const struct collector_ops *ops, const struct target
 	json_t *details = json_object();
 	int r = source_config_init(&sc, ops) < 0 ? errbuf_set(&why, ENOMEM, "out of memory")
 						  : ops->probe(&sc, t, details, &why);
+	if (sc.priv && ops->release)
+		ops->release(&sc);
 	free(sc.priv);
 	json_t *entry = json_pack("{s:s, s:o, s:b}", "status", r == 0 ? "ok" : "unavailable",
 				  "error", r == 0 ? json_null() : json_string(why.msg),

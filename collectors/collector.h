@@ -40,7 +40,14 @@
  *              end: set the fields to the change since the previous sample;
  *   finish     once, before that last sample: let go of the target (a
  *              tracer detaches) so the last row holds everything;
- *   close      release what open took. */
+ *   close      release what open took;
+ *   release    optional, wherever a source_config is freed (the supervisor
+ *              at its end, `iopsample probe`): let go of what probe kept in
+ *              sc->priv for the sampler. syscall_io's probe keeps the eBPF
+ *              programs it loaded, and the sampler, forked after it, takes
+ *              them over (its copy is its own) rather than load and verify
+ *              them a second time; "inherited" names their descriptors,
+ *              which the sampler keeps at their numbers. */
 #ifndef IOPSAMPLE_COLLECTOR_H
 #define IOPSAMPLE_COLLECTOR_H
 
@@ -96,6 +103,11 @@ struct collector_ops {
 	 * tracer, and the target is killed when it dies: its failure ends the
 	 * episode as collector_failed whether or not it is required. */
 	bool (*holds_target)(const struct source_config *sc);
+	/* Optional: see "release" above. */
+	void (*release)(struct source_config *sc);
+	/* Optional, in the sampler before it closes what it inherited: the
+	 * descriptors of what probe kept for it, at most max, into fds. */
+	size_t (*inherited)(const struct source_config *sc, int *fds, size_t max);
 	/* Optional. It cannot fail the episode: what it could not get, the
 	 * source says in its rows and its manifest entry. */
 	void (*prepare)(struct source_config *sc);

@@ -700,8 +700,11 @@ void config_free(struct config *cfg)
 	argv_free(cfg->target.argv);
 	free(cfg->target.cwd);
 	kv_free(&cfg->target.env);
-	for (size_t i = 0; i < cfg->nsources; i++)
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		if (cfg->sources[i].priv && cfg->sources[i].ops->release)
+			cfg->sources[i].ops->release(&cfg->sources[i]);
 		free(cfg->sources[i].priv);
+	}
 	free(cfg->sources);
 	memset(cfg, 0, sizeof(*cfg));
 }

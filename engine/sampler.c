@@ -214,7 +214,11 @@ void sampler_main(struct sampler_args *a)
 	snprintf(name, sizeof(name), "iops-%s", a->sc->ops->name);
 	prctl(PR_SET_NAME, name);
 	int keep[] = {a->sock, a->dirfd};
-	if (fd_keep_only(keep, 2) < 0 || !die_with_parent(SIGKILL, parent))
+	int inherited[SAMPLER_MAX_INHERITED];
+	size_t ninherited = a->sc->ops->inherited
+				    ? a->sc->ops->inherited(a->sc, inherited, SAMPLER_MAX_INHERITED)
+				    : 0;
+	if (fd_keep(keep, 2, inherited, ninherited) < 0 || !die_with_parent(SIGKILL, parent))
 		_exit(1);
 	s.sock = keep[0];
 

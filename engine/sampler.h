@@ -20,6 +20,10 @@
 /* The nice value samplers run at when the host allows it. */
 #define SAMPLER_NICE (-10)
 
+/* The most descriptors a source may keep from the supervisor
+ * (collector_ops.inherited). */
+#define SAMPLER_MAX_INHERITED 64
+
 struct sampler_args {
 	const struct config *cfg;
 	const struct source_config *sc;

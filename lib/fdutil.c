@@ -1,7 +1,8 @@
-/* write_all, read_all, the keep-only-these-fds dance, parent-death signals. */
+/* write_all, read_all, the keep-only-these-fds dance, the open fds, parent-death signals. */
 #define _GNU_SOURCE
 #include "fdutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -68,12 +69,25 @@ char *read_all(int fd, size_t *len)
 	return buf;
 }
 
-int fd_keep_only(int *fds, size_t n)
+static bool listed(const int *v, size_t n, int fd)
 {
-	int first = 3;
-	int high = first + (int)n;
-	/* Park every fd above the target range first so the dup2s below cannot
-	 * clobber one that is still to be moved. */
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == fd)
+			return true;
+	return false;
+}
+
+int fd_keep(int *fds, size_t n, const int *pinned, size_t npinned)
+{
+	const int first = 3;
+	/* where fds[] go: 3, 4, ... around the pinned ones; every number up
+	 * to high is a target or pinned, so parking above it is safe */
+	int high = first + (int)(n + npinned);
+	for (size_t i = 0; i < npinned; i++)
+		if (pinned[i] >= high)
+			high = pinned[i] + 1;
+	/* park every fd above the targets first, so that the dup3s below
+	 * cannot clobber one still to be moved */
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] < 0)
 			continue;
@@ -86,13 +100,54 @@ int fd_keep_only(int *fds, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] < 0)
 			continue;
+		while (listed(pinned, npinned, next))
+			next++;
 		if (dup3(fds[i], next, O_CLOEXEC) < 0)
 			return -errno;
 		fds[i] = next++;
 	}
-	if (close_range((unsigned)next, ~0U, 0) < 0)
+	/* close every run of numbers that holds no kept fd */
+	int from = first;
+	for (int fd = first; fd < high; fd++) {
+		if (!listed(fds, n, fd) && !listed(pinned, npinned, fd))
+			continue;
+		if (fd > from && close_range((unsigned)from, (unsigned)fd - 1, 0) < 0)
+			return -errno;
+		from = fd + 1;
+	}
+	if (close_range((unsigned)from, ~0U, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+static int by_number(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int fd_open_list(int *fds, size_t max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -errno;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (fd < 3 || fd == dirfd(d))
+			continue;
+		if (n < max)
+			fds[n] = fd;
+		n++;
+	}
+	closedir(d);
+	qsort(fds, n < max ? n : max, sizeof(*fds), by_number);
+	return (int)n;
+}
+
+int fd_keep_only(int *fds, size_t n)
+{
+	return fd_keep(fds, n, NULL, 0);
 }
 
 bool die_with_parent(int sig, pid_t expected_parent)

@@ -19,6 +19,10 @@
 
 enum sio_backend_choice { SIO_AUTO, SIO_EBPF, SIO_PTRACE };
 
+/* The most descriptors a backend's probe may hand to the sampler (within
+ * the sampler's SAMPLER_MAX_INHERITED); more, and the sampler loads anew. */
+#define SIO_PRELOADED_FDS_MAX 48
+
 struct sio_backend;
 
 /* sources.syscall_io as configured (source_config.priv), and the backend
@@ -30,6 +34,11 @@ struct sio_config {
 	enum sio_backend_choice backend;
 	const struct sio_backend *run;
 	char run_reason[sizeof(((struct errbuf *)0)->msg) + 64]; /* why run, for the manifest */
+	/* what run's probe loaded for the sampler (the ebpf programs), and the
+	 * descriptors that came with it */
+	void *preloaded;
+	int preloaded_fds[SIO_PRELOADED_FDS_MAX];
+	size_t npreloaded_fds;
 };
 
 struct sio_backend {
@@ -37,8 +46,10 @@ struct sio_backend {
 	/* The target dies with the sampler: a launched target's tracer. */
 	bool holds_target;
 	/* Can it count here? 0, or -errno with why; adds what it found to
-	 * facts ("works" and "error" are the face's). */
-	int (*probe)(const struct sio_config *cfg, json_t *facts, struct errbuf *why);
+	 * facts ("works" and "error" are the face's). It may keep in
+	 * cfg->preloaded what open, in the sampler forked after it, takes
+	 * over rather than do again. */
+	int (*probe)(struct sio_config *cfg, json_t *facts, struct errbuf *why);
 	/* Optional: in the launched target, right before exec. */
 	int (*before_exec)(const struct sio_config *cfg);
 	/* In the sampler, on the waiting target (or, attached, the running
@@ -57,6 +68,8 @@ struct sio_backend {
 	/* Optional: let go of the target before the last snapshot. */
 	void (*finish)(void *state);
 	void (*close)(void *state);
+	/* Optional: let go of cfg->preloaded, where no sampler took it. */
+	void (*release)(struct sio_config *cfg);
 };
 
 extern const struct sio_backend sio_ebpf;

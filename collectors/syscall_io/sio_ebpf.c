@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/ebpf/ebpf.h"
+#include "fdutil.h"
 #include "common/ebpf/ebpf_slots.h"
 #include "common/ebpf/ebpf_tree.h"
 #include "sio_backend.h"
@@ -46,6 +47,13 @@ static const char *uring_unseen(void)
 static const char *ebpf_unseen(const struct io_syscall *sys)
 {
 	return sys->via == SIO_VIA_IO_URING ? uring_unseen() : NULL;
+}
+
+static void ebpf_release(struct sio_config *cfg)
+{
+	syscall_io_bpf__destroy(cfg->preloaded);
+	cfg->preloaded = NULL;
+	cfg->npreloaded_fds = 0;
 }
 
 /* Opens and loads the programs for cfg's syscalls: the io_uring program
@@ -86,15 +94,45 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, struc
 	return 0;
 }
 
-/* The whole load, verifier included, then nothing kept: what open will do
- * fails here first, before the episode exists. */
-static int ebpf_probe(const struct sio_config *cfg, json_t *facts, struct errbuf *why)
+/* The whole load, verifier included: what open will do fails here first,
+ * before the episode exists. What loaded is kept for the sampler, forked
+ * after the probe, which attaches it rather than load and verify it a
+ * second time (half of the backend's start-up), with every descriptor the
+ * load opened (the programs', the maps', BTF's, whatever libbpf keeps),
+ * which the sampler keeps at their numbers: found as the descriptors open
+ * after the load and not before (the supervisor is one thread). A load
+ * that opened more than the sampler may keep is not kept. */
+static int ebpf_probe(struct sio_config *cfg, json_t *facts, struct errbuf *why)
 {
 	struct syscall_io_bpf *skel;
 	int r = ebpf_host_check(facts, why);
-	if (r == 0 && (r = load(cfg, &skel, why)) == 0)
+	if (r < 0)
+		return r;
+	int before[256], after[256];
+	int nbefore = fd_open_list(before, 256);
+	if ((r = load(cfg, &skel, why)) < 0)
+		return r;
+	int nafter = fd_open_list(after, 256);
+	if (cfg->preloaded)
+		ebpf_release(cfg);
+	size_t n = 0;
+	bool fits = nbefore >= 0 && nbefore <= 256 && nafter >= 0 && nafter <= 256;
+	for (int i = 0, j = 0; fits && i < nafter; i++) {
+		while (j < nbefore && before[j] < after[i])
+			j++;
+		if (j < nbefore && before[j] == after[i])
+			continue;
+		fits = n < SIO_PRELOADED_FDS_MAX;
+		if (fits)
+			cfg->preloaded_fds[n++] = after[i];
+	}
+	if (!fits) {
 		syscall_io_bpf__destroy(skel);
-	return r;
+		return 0;
+	}
+	cfg->preloaded = skel;
+	cfg->npreloaded_fds = n;
+	return 0;
 }
 
 static void ebpf_close(void *state)
@@ -112,7 +150,9 @@ static int ebpf_open(const struct sio_config *cfg, const struct target_info *t, 
 	if (!e)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	e->n = cfg->n;
-	int r = load(cfg, &e->skel, why);
+	/* this process's copy of what the probe loaded, else a load of its own */
+	e->skel = cfg->preloaded;
+	int r = e->skel ? 0 : load(cfg, &e->skel, why);
 	if (r < 0) {
 		free(e);
 		return r;
@@ -155,6 +195,7 @@ const struct sio_backend sio_ebpf = {
 	.name = "ebpf",
 	.holds_target = false,
 	.probe = ebpf_probe,
+	.release = ebpf_release,
 	.open = ebpf_open,
 	.snapshot = ebpf_snapshot,
 	.report = ebpf_report,

@@ -79,7 +79,7 @@ static int probe_stop(pid_t child, struct errbuf *why)
  * ptrace (a container's seccomp profile, Yama's ptrace_scope 3), refuses
  * seccomp filters, or lacks PTRACE_GET_SYSCALL_INFO (Linux < 5.3) says so
  * here, before anything runs; facts say how far it got. */
-static int ptrace_probe(const struct sio_config *cfg, json_t *facts, struct errbuf *why)
+static int ptrace_probe(struct sio_config *cfg, json_t *facts, struct errbuf *why)
 {
 	(void)cfg;
 	int scope = yama_scope();

@@ -98,7 +98,7 @@ static void sio_describe(const void *priv, json_t *out)
 
 /* Probes one backend; its facts ("works", "error" and what it found) go
  * into manifest under its name. */
-static int probe_one(const struct sio_backend *b, const struct sio_config *cfg, json_t *manifest,
+static int probe_one(const struct sio_backend *b, struct sio_config *cfg, json_t *manifest,
 		     struct errbuf *why)
 {
 	json_t *facts = json_object();
@@ -151,6 +151,24 @@ static int sio_probe(struct source_config *sc, const struct target_info *t, json
 	json_object_set_new(manifest, "backend_reason",
 			    cfg->run ? json_string(cfg->run_reason) : json_null());
 	return r;
+}
+
+/* What the chosen backend's probe loaded, for a sampler forked with a copy
+ * of its own, or never. */
+static void sio_release(struct source_config *sc)
+{
+	struct sio_config *cfg = sc->priv;
+	if (cfg->preloaded && cfg->run && cfg->run->release)
+		cfg->run->release(cfg);
+}
+
+static size_t sio_inherited(const struct source_config *sc, int *fds, size_t max)
+{
+	const struct sio_config *cfg = sc->priv;
+	if (!cfg->preloaded || cfg->npreloaded_fds > max)
+		return 0;
+	memcpy(fds, cfg->preloaded_fds, cfg->npreloaded_fds * sizeof(*fds));
+	return cfg->npreloaded_fds;
 }
 
 static bool sio_holds_target(const struct source_config *sc)
@@ -308,6 +326,8 @@ const struct collector_ops syscall_io_ops = {
 	.describe = sio_describe,
 	.probe = sio_probe,
 	.holds_target = sio_holds_target,
+	.release = sio_release,
+	.inherited = sio_inherited,
 	.open = sio_open,
 	.before_exec = sio_before_exec,
 	.sample = sio_sample,
