@@ -79,9 +79,9 @@ __attribute__((noinline)) __u32 sio_fd_kind(long fd, int want_mode)
 		mode = BPF_CORE_READ(f, f_inode, i_mode);
 		fmode = want_mode ? BPF_CORE_READ(f, f_mode) : 0;
 	}
-	__u32 kind = sio_kind_of_mode(mode);
 	if (!(mode & 0170000)) /* no inode read: the file was going */
 		return SIO_KIND_UNKNOWN;
+	__u32 kind = sio_kind_of_mode(mode);
 	return want_mode && fmode & KERNEL_FMODE_WRITE ? kind | SIO_FD_WRITABLE : kind;
 }
 

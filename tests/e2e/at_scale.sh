@@ -241,17 +241,7 @@ check schema_columns_are_the_schemas_types columns_are_the_schemas_types
 
 # What it cannot type is refused with one line and the usage status.
 schema_refusals() {
-	local out rc
-	expect_exit() { # STATUS TEXT ARGS...
-		local want=$1 text=$2
-		shift 2
-		out=$("$IOPSAMPLE" schema "$@" 2>&1 >"$WORK/stdout")
-		rc=$?
-		[ $rc -eq "$want" ] || { echo "schema $*: exit $rc, not $want: $out"; return 1; }
-		grep -q -- "$text" <<<"$out" || { echo "schema $*: says '$out', not '$text'"; return 1; }
-		[ "$(wc -l <<<"$out")" -eq 1 ] || { echo "schema $*: more than one line: $out"; return 1; }
-		[ ! -s "$WORK/stdout" ] || { echo "schema $*: printed $(head -c 80 "$WORK/stdout")"; return 1; }
-	}
+	expect_exit() { refuses "$1" "$2" "$IOPSAMPLE" schema "${@:3}"; } # STATUS TEXT ARGS...
 	expect_exit 64 "usage: iopsample schema" --columns proc_io || return 1
 	expect_exit 64 "--dialect sqlite: not duckdb, spark or dask" --columns proc_io --dialect sqlite || return 1
 	expect_exit 64 "--columns nope: not a source; the sources are proc_io" --columns nope --dialect spark || return 1

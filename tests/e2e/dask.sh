@@ -218,15 +218,7 @@ check dask_recipe_starts_and_stops_its_own_cluster own_cluster
 
 # Refusals found before any cluster starts: one line, export's status, no table.
 refusals() {
-	local out rc
-	refused() { # STATUS TEXT ARGS...
-		local want=$1 text=$2
-		shift 2
-		out=$("$PY" "$RECIPE" "$@" 2>&1)
-		rc=$?
-		[ $rc = "$want" ] || { echo "$*: exit $rc, not $want: $out"; return 1; }
-		grep -qF -- "$text" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ] || { echo "$*: says '$out', not '$text'"; return 1; }
-	}
+	refused() { refuses "$1" "$2" "$PY" "$RECIPE" "${@:3}"; } # STATUS TEXT ARGS...
 	refused 64 "--grid 10ms is finer than proc_io's interval" "$EPS/ep-01" --grid 10ms -o "$WORK/r.csv" || return
 	refused 64 "--grid 5: not a duration" "$EPS/ep-01" --grid 5 -o "$WORK/r.csv" || return
 	refused 64 "episode ep-01 twice" "$EPS/ep-01" "$EPS/ep-01" --grid 50ms -o "$WORK/r.csv" || return

@@ -74,6 +74,19 @@ wait_until() {
 	return 1
 }
 
+# refuses STATUS TEXT COMMAND...: the command exits STATUS, says one line on
+# stderr that holds TEXT (a fixed string), and prints nothing on stdout.
+refuses() {
+	local want=$1 text=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >"$WORK/refused.stdout")
+	rc=$?
+	[ $rc -eq "$want" ] || { echo "${*:2}: exit $rc, not $want: $out"; return 1; }
+	grep -qF -- "$text" <<<"$out" || { echo "${*:2}: says '$out', not '$text'"; return 1; }
+	[ "$(wc -l <<<"$out")" -eq 1 ] || { echo "${*:2}: more than one line: $out"; return 1; }
+	[ ! -s "$WORK/refused.stdout" ] || { echo "${*:2}: printed $(head -c 80 "$WORK/refused.stdout")"; return 1; }
+}
+
 # Waits up to $2 seconds (default 5) for the file $1 to have content.
 wait_for_file() { wait_until "${2:-5}" test -s "$1"; }
 
