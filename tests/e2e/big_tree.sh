@@ -1,10 +1,14 @@
 # A tree of 256 idle processes with a workload among them that counts what it
-# writes and reads: proc_io and taskstats at 20 ms keep every tick (no grid
-# point passed without a row, no row more than twice the interval after the
-# last) and count each byte once, whether they find the tree by the episode
-# cgroup's lists or by walking it. Not a timing: a sampler whose tick grows
-# with the tree (a walk of 256 processes by path took 10 ms and more here)
-# misses ticks at this size on a shared 2-core VM.
+# writes and reads: proc_io and taskstats at 20 ms keep their ticks and count
+# each byte once, whether they find the tree by the episode cgroup's lists or
+# by walking it. What is judged is the sampler's own cost, its CPU time a tick
+# (the manifest's cpu_ns over its rows), which leaves three quarters of the
+# interval free: a sampler whose tick grows with the tree (a walk of 256
+# processes by path took 10 ms and more here) fails that on any host. The
+# wall clock is the host's: a shared VM that stops a sampler for longer than
+# the interval (seen once in CI, never in 40 episodes here, with two CPU hogs
+# or without) takes a tick from it, so one missed tick is allowed, counted
+# in the manifest, a grid point the next row steps over with its bytes.
 . "$(dirname "$0")/lib/common.sh"
 
 big_tree() { # name cgroup
@@ -25,14 +29,24 @@ import json
 from epi import expect
 w = json.loads(open(ep.dir + "/target.stdout").read())
 want_tree = "walk" if sys.argv[2] == "off" else "cgroup"
+costs = []
 for src in ("proc_io", "taskstats"):
     s = ep.manifest["sources"][src]
     rows = ep.rows[src]
     expect(s["tree"] == want_tree, "%s found the tree by %s" % (src, s["tree"]))
-    expect(s["missed_ticks"] == 0, "%s missed %d ticks" % (src, s["missed_ticks"]))
-    late = [r["interval_ns"] for r in rows if r["interval_ns"] > 2 * s["interval_ns"]]
-    expect(not late, "%s: rows %d ms after the one before" % (src, max(late, default=0) // 1000000))
-    expect(len(rows) >= 2e9 // s["interval_ns"], "%s: %d rows" % (src, len(rows)))
+    iv = s["interval_ns"]
+    per_tick = s["cpu_ns"] / len(rows)
+    expect(per_tick < iv / 4, "%s: %.1f ms of CPU a tick at %d ms" % (src, per_tick / 1e6, iv // 1000000))
+    expect(s["missed_ticks"] <= 1, "%s missed %d ticks" % (src, s["missed_ticks"]))
+    grid = [r for r in rows if not r["final"]]
+    expect(len(grid) + s["missed_ticks"] == grid[-1]["t_mono_ns"] // iv,
+           "%s: %d rows and %d missed ticks up to grid point %d" % (src, len(grid), s["missed_ticks"], grid[-1]["t_mono_ns"] // iv))
+    # a missed tick is a grid point the next row steps over
+    idx = [0] + [r["t_mono_ns"] // iv for r in grid]
+    gaps = sum(b - a - 1 for a, b in zip(idx, idx[1:]))
+    expect(gaps == s["missed_ticks"], "%s: %d grid points stepped over, %d missed ticks" % (src, gaps, s["missed_ticks"]))
+    expect(len(rows) >= 2e9 // iv, "%s: %d rows" % (src, len(rows)))
+    costs.append("%s %.2f ms a tick, %d missed" % (src, per_tick / 1e6, s["missed_ticks"]))
 expect(max(r["nprocs"] for r in ep.rows["proc_io"]) >= 256, "proc_io never saw the 256 processes")
 expect(max(r["nthreads"] for r in ep.rows["taskstats"]) >= 256, "taskstats never saw the 256 threads")
 wchar, syscw = ep.total("proc_io", "wchar"), ep.total("proc_io", "syscw")
@@ -44,9 +58,8 @@ expect(0 <= syscw - tc < 1024 * 300, "taskstats write_syscalls %d against syscw 
 expect(0 <= wchar - tw < 1024 * 300, "taskstats write_chars %d against wchar %d" % (tw, wchar))
 for f in ("read_bytes", "write_bytes", "cancelled_write_bytes"):
     expect(ep.total("taskstats", f) == ep.total("proc_io", f), "%s: taskstats %d, proc_io %d" % (f, ep.total("taskstats", f), ep.total("proc_io", f)))
-print("%s: %d and %d rows, widest %.1f and %.1f ms; wchar %d = %d, syscw %d = %d; taskstats %d and %d below them" % (
-    want_tree, len(ep.rows["proc_io"]), len(ep.rows["taskstats"]),
-    max(r["interval_ns"] for r in ep.rows["proc_io"]) / 1e6, max(r["interval_ns"] for r in ep.rows["taskstats"]) / 1e6,
+print("%s: %d and %d rows (%s); wchar %d = %d, syscw %d = %d; taskstats %d and %d below them" % (
+    want_tree, len(ep.rows["proc_io"]), len(ep.rows["taskstats"]), "; ".join(costs),
     wchar, w["wchar"], syscw, w["syscw"], wchar - tw, syscw - tc))
 PY
 }
@@ -69,7 +82,17 @@ EOY
 		sleep 0.05
 	done
 	sleep 1
-	timeout -s INT 1 strace -qq -e trace=sendto,epoll_wait -e signal=none -o "$WORK/once.strace" -p "$pid"
+	# until strace has seen 40 waits (a second here; ptrace is slower on a
+	# busy host, so not a fixed second), or the sampler ends
+	strace -qq -e trace=sendto,epoll_wait -e signal=none -o "$WORK/once.strace" -p "$pid" &
+	local st=$!
+	for i in $(seq 100); do
+		[ "$(cat "$WORK/once.strace" 2>/dev/null | grep -c "^epoll_wait(")" -ge 40 ] && break
+		kill -0 "$st" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -INT "$st" 2>/dev/null
+	wait "$st"
 	wait "$run" || { echo "run: exit $?"; return 1; }
 	episode_py "$WORK/episodes/once" "$WORK/once.strace" <<'PY'
 import re
