@@ -77,11 +77,14 @@ static inline unsigned sio_aio_sides(unsigned opcode)
 	}
 }
 
-/* The events one io_getevents may return that are counted: its nr is not
- * bounded by the kernel, but no ring holds more than this at once in
- * practice (fio's iodepth, a database's queue); beyond it the rest of a
- * call's events would go uncounted, so docs/data-model.md names it. */
-#define SIO_AIO_EVENTS_MAX 1024
+/* The events of one io_getevents the eBPF backend walks. Its nr is bounded
+ * only by the context's ring (up to fs.aio-max-nr), so with bpf_loop() the
+ * walk goes as far as bpf_loop() does (BPF_MAX_LOOPS, 8M), more than any
+ * ring; a kernel without bpf_loop() (before 5.17) walks a bounded loop the
+ * verifier checks iteration by iteration, which stops at 1024, and
+ * docs/data-model.md names that. (ptrace reads every event.) */
+#define SIO_AIO_EVENTS_MAX (1 << 23)
+#define SIO_AIO_EVENTS_UNROLLED 1024
 
 /* by_kind: what a side's descriptor is, from its inode's type. */
 enum sio_kind {

@@ -95,9 +95,9 @@ __attribute__((noinline)) __u64 sio_mmsg_len(unsigned long vec, int k)
 	return len;
 }
 
-/* The loops over a call's aio events and recvmmsg's messages, up to 1024
- * iterations: bpf_loop() (Linux 5.17) where the kernel has it, whose body
- * the verifier walks once; else a bounded loop, which it walks for every
+/* The loops over a call's aio events and recvmmsg's messages: bpf_loop()
+ * (Linux 5.17) where the kernel has it, whose body the verifier walks once;
+ * else a bounded loop of up to 1024 iterations, which it walks for every
  * iteration (7 ms a load, though each body is one call). CO-RE says which,
  * and the verifier never walks the other. */
 #define SIO_HAVE_BPF_LOOP bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)
@@ -207,7 +207,7 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 			bpf_loop(ret < SIO_AIO_EVENTS_MAX ? ret : SIO_AIO_EVENTS_MAX, sio_aio_step, &w, 0);
 			return 0;
 		}
-		for (int k = 0; k < SIO_AIO_EVENTS_MAX && k < ret; k++)
+		for (int k = 0; k < SIO_AIO_EVENTS_UNROLLED && k < ret; k++)
 			sio_aio_event(w.events, k, i);
 		return 0;
 	}
