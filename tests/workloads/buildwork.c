@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burn.h"
+
 #define SRC_BYTES (256 * 1024)
 #define ASM_BYTES (128 * 1024)
 #define OBJ_BYTES (64 * 1024)
@@ -79,18 +81,6 @@ static size_t read_file(const char *p)
 		total += (size_t)n;
 	close(fd);
 	return total;
-}
-
-static void burn_ms(long ms)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	volatile uint64_t x = 1;
-	do {
-		for (int i = 0; i < 10000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
 static int run_cc1(const char *dir, int i)

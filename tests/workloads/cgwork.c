@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burn.h"
+
 #define BLOCK (64 * 1024)
 
 static void die(const char *what)
@@ -43,18 +45,6 @@ static void sleep_ms(long ms)
 	struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
 	while (nanosleep(&t, &t) < 0)
 		;
-}
-
-static void burn_ms(long ms)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	volatile uint64_t x = 1;
-	do {
-		for (int i = 0; i < 10000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
 static void *burner(void *arg)
