@@ -38,13 +38,11 @@ for src in ("proc_io", "taskstats"):
     per_tick = s["cpu_ns"] / len(rows)
     expect(per_tick < iv / 4, "%s: %.1f ms of CPU a tick at %d ms" % (src, per_tick / 1e6, iv // 1000000))
     expect(s["missed_ticks"] <= 1, "%s missed %d ticks" % (src, s["missed_ticks"]))
+    # every grid point up to the last row's is a row or a missed tick (one
+    # the next row steps over)
     grid = [r for r in rows if not r["final"]]
     expect(len(grid) + s["missed_ticks"] == grid[-1]["t_mono_ns"] // iv,
            "%s: %d rows and %d missed ticks up to grid point %d" % (src, len(grid), s["missed_ticks"], grid[-1]["t_mono_ns"] // iv))
-    # a missed tick is a grid point the next row steps over
-    idx = [0] + [r["t_mono_ns"] // iv for r in grid]
-    gaps = sum(b - a - 1 for a, b in zip(idx, idx[1:]))
-    expect(gaps == s["missed_ticks"], "%s: %d grid points stepped over, %d missed ticks" % (src, gaps, s["missed_ticks"]))
     expect(len(rows) >= 2e9 // iv, "%s: %d rows" % (src, len(rows)))
     costs.append("%s %.2f ms a tick, %d missed" % (src, per_tick / 1e6, s["missed_ticks"]))
 expect(max(r["nprocs"] for r in ep.rows["proc_io"]) >= 256, "proc_io never saw the 256 processes")
