@@ -108,15 +108,16 @@ static int ebpf_probe(struct sio_config *cfg, json_t *facts, struct errbuf *why)
 	int r = ebpf_host_check(facts, why);
 	if (r < 0)
 		return r;
-	int before[256], after[256];
-	int nbefore = fd_open_list(before, 256);
+	enum { LISTED = 256 };
+	int before[LISTED], after[LISTED];
+	int nbefore = fd_open_list(before, LISTED);
 	if ((r = load(cfg, &skel, why)) < 0)
 		return r;
-	int nafter = fd_open_list(after, 256);
+	int nafter = fd_open_list(after, LISTED);
 	if (cfg->preloaded)
 		ebpf_release(cfg);
 	size_t n = 0;
-	bool fits = nbefore >= 0 && nbefore <= 256 && nafter >= 0 && nafter <= 256;
+	bool fits = nbefore >= 0 && nbefore <= LISTED && nafter >= 0 && nafter <= LISTED;
 	for (int i = 0, j = 0; fits && i < nafter; i++) {
 		while (j < nbefore && before[j] < after[i])
 			j++;
