@@ -155,7 +155,10 @@ static ssize_t kept_read(struct procfs_files *f, pid_t pid, enum procfs_file whi
 	if (fd < 0)
 		return fd;
 	ssize_t n = read_file(f, fd, which, buf, cap);
-	if (n > 0 && f->nfds < f->max_fds) {
+	/* kept unless it proved the process gone; a leaf's children list is
+	 * empty every tick, and reopening it was a third of a walk's cost */
+	bool alive = n > 0 || (n == 0 && which == PROCFS_CHILDREN);
+	if (alive && f->nfds < f->max_fds) {
 		k->fd[which] = fd;
 		f->nfds++;
 	} else {
