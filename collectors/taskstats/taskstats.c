@@ -77,6 +77,10 @@ struct taskstats {
 	struct procfs_files files;
 	struct pid_list queue, tids;
 	struct pidmap visited;
+	/* walking: the threads to ask, each with its process (negated for a
+	 * process that waits to be reaped, whose threads are not counted live) */
+	struct pid_list walked;
+	struct pidmap process_of;
 	int threads_fd; /* the episode cgroup's thread list, or -1: walk the tree */
 	char *threads_buf;
 	size_t threads_cap;
@@ -221,9 +225,9 @@ static int feed(struct taskstats *p, size_t from, bool sort)
 	return r;
 }
 
-/* Reads one process of the tree (walking): its threads' stats, its
- * children queued. */
-static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
+/* Reads one process of the tree (walking): its threads noted, to be asked
+ * for with the rest of the walk's, its children queued. */
+static int visit(struct taskstats *p, pid_t pid)
 {
 	int r = pidmap_add(&p->visited, pid, 0);
 	if (r <= 0)
@@ -240,17 +244,14 @@ static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
 		if ((r = ts_tree_process(&p->tree, pid, false)) < 0)
 			return r;
 	} else {
-		size_t from = p->nans;
-		if ((r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
-			return r;
-		for (size_t i = from; i < p->nans; i++)
-			p->ans[i].r.tgid = pid;
-		drain_listener(p);
-		if ((r = feed(p, from, false)) < 0)
-			return r;
 		/* a process that exited and waits to be reaped has no live thread */
-		if (!(st.state == 'Z' && st.num_threads <= 1))
-			p->nthreads += (unsigned)(p->nans - from);
+		int process = st.state == 'Z' && st.num_threads <= 1 ? -pid : pid;
+		for (size_t i = 0; i < p->tids.n; i++)
+			if ((r = pidmap_add(&p->process_of, p->tids.v[i], process)) == 1 &&
+			    (r = pid_list_add(&p->walked, p->tids.v[i])) < 0)
+				return r;
+		if (r < 0)
+			return r;
 	}
 	if (st.state == 'Z' || st.state == 'X')
 		return 0;
@@ -262,14 +263,46 @@ static int visit(struct taskstats *p, pid_t pid, struct errbuf *why)
 	return 0;
 }
 
-static int walk(struct taskstats *p, size_t from, struct errbuf *why)
+static int walk(struct taskstats *p, size_t from)
 {
 	for (size_t i = from; i < p->queue.n; i++) {
-		int r = visit(p, p->queue.v[i], why);
+		int r = visit(p, p->queue.v[i]);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* The tree from the root, then any tracked thread's process the walk did
+ * not reach (re-parented while it ran, or, attached, adopted outside the
+ * tree); its threads asked in batches, each answer named by the process
+ * the walk found it in (a kernel before version 12 does not say). */
+static int scan_walk(struct taskstats *p, struct errbuf *why)
+{
+	int r;
+	p->walked.n = 0;
+	pidmap_clear(&p->process_of);
+	if ((r = pid_list_add(&p->queue, p->root)) < 0 || (r = walk(p, 0)) < 0)
+		return r;
+	for (size_t i = 0; i < p->tree.n; i++) {
+		pid_t tgid = p->tree.t[i].tgid;
+		if (!tgid || pidmap_get(&p->visited, tgid))
+			continue;
+		size_t from = p->queue.n;
+		if ((r = pid_list_add(&p->queue, tgid)) < 0 || (r = walk(p, from)) < 0)
+			return r;
+	}
+	if ((r = ts_get_many(&p->ask, p->walked.v, p->walked.n, keep_answer, p, why)) < 0)
+		return r;
+	for (size_t i = 0; i < p->nans; i++) {
+		int *process = pidmap_get(&p->process_of, p->ans[i].r.tid);
+		if (!process)
+			continue;
+		p->ans[i].r.tgid = *process < 0 ? -*process : *process;
+		p->nthreads += *process > 0;
+	}
+	drain_listener(p);
+	return feed(p, 0, true);
 }
 
 /* The threads the episode cgroup lists, then those tracked that it does
@@ -303,31 +336,17 @@ static int scan_members(struct taskstats *p, struct errbuf *why)
 
 static int scan(struct taskstats *p, struct errbuf *why)
 {
-	int r;
 	p->nthreads = 0;
 	p->nans = 0;
 	p->queue.n = 0;
 	pidmap_clear(&p->visited);
-	if (p->threads_fd >= 0)
-		return scan_members(p, why);
-	if ((r = pid_list_add(&p->queue, p->root)) < 0 || (r = walk(p, 0, why)) < 0)
-		return r;
-	/* A tracked thread the walk did not reach: its process was re-parented
-	 * while the walk ran (or, attached, adopted outside the tree). */
-	for (size_t i = 0; i < p->tree.n; i++) {
-		if (p->tree.t[i].seen || !p->tree.t[i].tgid)
-			continue;
-		size_t from = p->queue.n;
-		if ((r = pid_list_add(&p->queue, p->tree.t[i].tgid)) < 0 || (r = walk(p, from, why)) < 0)
-			return r;
-	}
-	return 0;
+	return p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
 }
 
-/* One tick: the scan, then the exit records received up to its end (the
- * socket drained here too: every record sent before the scan ended is in
- * the batch), which ts_tree applies before the scan's sightings; *lost when
- * records were lost since the last tick. */
+/* One tick: the scan, then the exit records received up to its end (it
+ * drains the socket after its last answer: every record sent before then
+ * is in the batch), which ts_tree applies before the scan's sightings;
+ * *lost when records were lost since the last tick. */
 static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 {
 	ts_tree_begin(&p->tree);
@@ -335,10 +354,6 @@ static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 	if (r < 0)
 		return r == -ENOMEM ? errbuf_set(why, ENOMEM, "out of memory") : r;
 	pthread_mutex_lock(&p->lock);
-	/* the cgroup's scan drained after its last answer; a walk reads on
-	 * after the last process's */
-	if (!p->reader_err && p->threads_fd < 0)
-		p->reader_err = -ts_drain(&p->listen, inbox_add, p, &p->overflows);
 	for (size_t i = 0; r == 0 && i < p->ninbox; i++) {
 		const struct ts_record *rec = &p->inbox[i].r;
 		if (p->keeper && (rec->tid == p->keeper || rec->tgid == p->keeper))
@@ -429,6 +444,8 @@ static void ts_close_state(void *state)
 	pid_list_free(&p->queue);
 	pid_list_free(&p->tids);
 	pidmap_free(&p->visited);
+	pid_list_free(&p->walked);
+	pidmap_free(&p->process_of);
 	if (p->threads_fd >= 0)
 		close(p->threads_fd);
 	free(p->threads_buf);
