@@ -246,12 +246,12 @@ static int visit(struct taskstats *p, pid_t pid)
 	} else {
 		/* a process that exited and waits to be reaped has no live thread */
 		int process = st.state == 'Z' && st.num_threads <= 1 ? -pid : pid;
-		for (size_t i = 0; i < p->tids.n; i++)
-			if ((r = pidmap_add(&p->process_of, p->tids.v[i], process)) == 1 &&
-			    (r = pid_list_add(&p->walked, p->tids.v[i])) < 0)
+		for (size_t i = 0; i < p->tids.n; i++) {
+			if ((r = pidmap_add(&p->process_of, p->tids.v[i], process)) == 1)
+				r = pid_list_add(&p->walked, p->tids.v[i]);
+			if (r < 0)
 				return r;
-		if (r < 0)
-			return r;
+		}
 	}
 	if (st.state == 'Z' || st.state == 'X')
 		return 0;

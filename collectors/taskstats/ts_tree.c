@@ -129,7 +129,8 @@ static struct ts_thread *add_thread(struct ts_tree *t, pid_t tid)
 static void begin_lifetime(struct ts_tree *t, struct ts_thread *th, pid_t tgid, uint64_t lo,
 			   uint64_t hi, struct ts_thread *base)
 {
-	*th = (struct ts_thread){.tid = th->tid, .tgid = tgid, .start_lo = lo, .start_hi = hi, .seen = th->seen};
+	*th = (struct ts_thread){.tid = th->tid, .tgid = tgid, .start_lo = lo, .start_hi = hi,
+				 .since = t->tick, .seen = th->seen};
 	if (base) {
 		memcpy(th->v, base->v, sizeof(th->v));
 		memcpy(th->faulted, base->faulted, sizeof(th->faulted));
@@ -154,14 +155,15 @@ static void narrow(struct ts_thread *th, uint64_t lo, uint64_t hi)
 }
 
 /* The thread of process tgid that left without an exit record: the one
- * that exec'd and took over the leader's id. */
+ * that exec'd and took over the leader's id, known before this tick and
+ * perhaps sighted in it, before the exec (ts_tree.h). */
 static struct ts_thread *exec_predecessor(struct ts_tree *t, pid_t tgid, bool lost)
 {
 	if (lost)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		struct ts_thread *th = &t->t[i];
-		if (th->tgid == tgid && th->tid != tgid && !th->seen && !th->exited && !th->gone)
+		if (th->tgid == tgid && th->tid != tgid && th->since < t->tick && !th->exited && !th->gone)
 			return th;
 	}
 	return NULL;
@@ -258,6 +260,8 @@ static int apply_sighting(struct ts_tree *t, const struct ts_sighting *s, bool l
 {
 	const struct ts_record *r = &s->r;
 	struct ts_thread *th = lookup(t, r->tid);
+	if (th && th->gone)
+		return 0; /* answered before its exec: the successor counts on from it */
 	if (!th) {
 		if (!(th = add_thread(t, r->tid)))
 			return -ENOMEM;

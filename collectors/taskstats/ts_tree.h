@@ -47,8 +47,15 @@
  * lifetime) or the successor. The successor's history was counted under its
  * old id, which left the tree without an exit record (the one way a tracked
  * thread leaves without one): its new lifetime starts from what that id had
- * counted. In a tick whose records were lost nothing is inferred from a
- * missing record.
+ * counted. That id may even have answered in the same tick, before the
+ * exec (a batch is answered in the order asked): once the successor is
+ * seen, every other thread of its process has exited and its record is in
+ * the tick's batch, so the process's one non-leader lifetime from an
+ * earlier tick with no record is the predecessor, sighted this tick or
+ * not. (Threads sighted for the first time this tick are left out: they
+ * may be the new program's. A thread born, sighted and exec'd within one
+ * tick, answering before its exec, is the one case counted twice.) In a
+ * tick whose records were lost nothing is inferred from a missing record.
  *
  * No time a thread spent (a delay, its CPU time) can exceed its age. The
  * kernel adds a wait's whole length when the wait ends, so one increase may
@@ -78,6 +85,7 @@ struct ts_thread {
 	uint64_t faulted[TS_NFIELDS]; /* ... of which the kernel's faults */
 	uint64_t start_lo, start_hi;  /* when it started lies within */
 	uint64_t exit_age_ns;         /* its exit record's age, once exited */
+	uint64_t since;               /* the tick it was first observed in */
 	bool exited;                  /* its exit record was applied */
 	bool seen;                    /* sighted this tick */
 	bool gone;                    /* exec'd into its leader: dropped */

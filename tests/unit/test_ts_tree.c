@@ -278,6 +278,40 @@ TEST(an_exec_by_a_non_leader_thread_counts_each_thread_once)
 	ts_tree_free(&t);
 }
 
+/* The exec in the middle of a scan: 201 answers first, before it execs,
+ * then the leader's id as its successor, with 201's counters. A batch's
+ * answers come in the order asked, so 201, sighted this tick, is still the
+ * predecessor (it had no record); the sightings are fed leader first. */
+static void exec_mid_scan(bool successor_first)
+{
+	struct ts_tree t;
+	fresh(&t);
+	born[201] = 10 * MS;
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 4096), rec(201, 200, 100, 8192)};
+	tick(&t, a, 3, NULL, 0);
+	set(&a[2], 12288);
+	EXPECT_EQ(tick(&t, a, 3, NULL, 0), 4096);
+	/* 201 read at 14336, then the exec: the leader's record at 8192, and
+	 * the id 200 the successor at 14336 + 2048 */
+	struct ts_record leader_end = rec(200, 200, 100, 8192);
+	struct ts_record successor = rec(200, 200, 100, 16384), before_exec = rec(201, 200, 100, 14336);
+	successor.age_ns = now + 10 * MS - born[200];
+	struct ts_record during[] = {rec(100, 100, 1, 0), successor_first ? successor : before_exec,
+				     successor_first ? before_exec : successor};
+	EXPECT_EQ(tick(&t, during, 3, &leader_end, 1), 2048 + 4096 + 2048);
+	EXPECT_EQ(t.successions, 1);
+	/* 201 is gone: the successor goes on from its counters */
+	struct ts_record after[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 20480)};
+	EXPECT_EQ(tick(&t, after, 2, NULL, 0), 4096);
+	ts_tree_free(&t);
+}
+
+TEST(an_exec_between_two_answers_of_one_scan_counts_each_thread_once)
+{
+	exec_mid_scan(true); /* as fed: sorted by thread id */
+	exec_mid_scan(false);
+}
+
 /* The same exec between two ticks, and the successor gone too before the
  * next: two records for the leader's id in one batch. */
 TEST(an_exec_and_exit_between_ticks_counts_each_thread_once)
