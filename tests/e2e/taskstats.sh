@@ -163,6 +163,13 @@ PY
 # driver turns into the assembler by an exec from a second thread. What a
 # task does after its exit record is sent (the tail of its exit, about
 # 0.3 ms of CPU, its last switch, a preemption there) only wait4 sees.
+# perf's task-clock is time on a CPU by the clock, with the interrupts that
+# came meanwhile and what the hypervisor took (steal); the scheduler's
+# runtime, which wait4 and taskstats give, leaves both out where the kernel
+# accounts them: task-clock may exceed wait4's by the host's irq, softirq
+# and steal time over the episode (/proc/stat), 19 to 77 ms of 1.5 s here.
+taken_from_tasks() { awk '/^cpu /{print $7 + $8 + $9}' /proc/stat; }
+
 build_judged_by_wait4() {
 	rm -rf "${DATA:?}"/bw && mkdir -p "$DATA/bw"
 	cat >"$WORK/bw.yaml" <<EOY
@@ -173,10 +180,15 @@ sources:
   taskstats: {interval: 10ms}
   perf_event: {interval: 10ms, events: [task-clock, context-switches]}
 EOY
+	local before after
+	before=$(taken_from_tasks)
 	"$IOPSAMPLE" run "$WORK/bw.yaml" --quiet || { echo "run: exit $?"; return 1; }
-	episode_py "$WORK/episodes/bw" <<'PY' || return 1
+	after=$(taken_from_tasks)
+	episode_py "$WORK/episodes/bw" $((after - before)) <<'PY' || return 1
+import os
 from epi import expect
 w = ep.target_report()
+taken = int(sys.argv[2]) * 1000000000 // int(os.sysconf("SC_CLK_TCK"))
 ru = ep.manifest["target"]["rusage"]
 expect(ep.manifest["target"]["rusage_reason"] is None, "rusage_reason %r" % ep.manifest["target"]["rusage_reason"])
 for f in ("read_bytes", "write_bytes", "cancelled_write_bytes"):
@@ -191,14 +203,18 @@ cpu, wcpu = ep.total("taskstats", "cpu_run_real_ns"), ru["user_ns"] + ru["system
 expect(0.98 * wcpu <= cpu <= wcpu + 1000000, "cpu_run_real_ns %d, wait4's %d (%.4f)" % (cpu, wcpu, cpu / wcpu))
 tc = [r["task_clock"] for r in ep.rows["perf_event"]]
 if None not in tc:
-    expect(abs(sum(tc) - wcpu) <= 0.02 * wcpu, "task_clock %d, wait4's %d" % (sum(tc), wcpu))
+    expect(-0.02 * wcpu <= sum(tc) - wcpu <= 0.02 * wcpu + taken,
+           "task_clock %d, wait4's %d, the host's interrupts and steal %d" % (sum(tc), wcpu, taken))
 vol, inv = ep.total("taskstats", "voluntary_ctxsw"), ep.total("taskstats", "involuntary_ctxsw")
-# each thread's last switch (a voluntary one, into death) comes after its record
-expect(0 <= ru["voluntary_ctxsw"] - vol <= w["threads"] + 1, "voluntary_ctxsw %d, wait4's %d, %d threads" % (vol, ru["voluntary_ctxsw"], w["threads"]))
+# each thread's last switch (a voluntary one, into death) comes after its
+# record, and so does any sleep in releasing its memory and files (exit_mm,
+# exit_files run after taskstats_exit): 36 to 39 for 37 threads in 20
+# episodes here, so up to two a thread
+expect(0 <= ru["voluntary_ctxsw"] - vol <= 2 * w["threads"], "voluntary_ctxsw %d, wait4's %d, %d threads" % (vol, ru["voluntary_ctxsw"], w["threads"]))
 expect(0 <= ru["involuntary_ctxsw"] - inv <= w["threads"], "involuntary_ctxsw %d, wait4's %d" % (inv, ru["involuntary_ctxsw"]))
-print("%d processes, %d threads, %d execs: cpu %.4f of wait4's, task_clock %s; switches %d+%d, wait4's %d+%d"
+print("%d processes, %d threads, %d execs: cpu %.4f of wait4's, task_clock %s (the host's interrupts and steal %.1f ms); switches %d+%d, wait4's %d+%d"
       % (w["processes"], w["threads"], w["execs"], cpu / wcpu, "%.4f" % (sum(tc) / wcpu) if None not in tc else "null",
-         vol, inv, ru["voluntary_ctxsw"], ru["involuntary_ctxsw"]))
+         taken / 1e6, vol, inv, ru["voluntary_ctxsw"], ru["involuntary_ctxsw"]))
 PY
 	# summary shows the judge
 	"$IOPSAMPLE" summary "$WORK/episodes/bw" | grep -q '^tree used (wait4): .* user, .* system' ||
