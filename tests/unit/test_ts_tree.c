@@ -251,17 +251,24 @@ TEST(an_id_reused_in_the_tree_is_a_new_lifetime)
 	ts_tree_free(&t);
 }
 
+/* Process 200 with a second thread, 201, which will exec: two ticks, 201
+ * at 12288 after them. */
+static void before_an_exec(struct ts_tree *t)
+{
+	fresh(t);
+	born[201] = 10 * MS;
+	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 4096), rec(201, 200, 100, 8192)};
+	tick(t, a, 3, NULL, 0);
+	set(&a[2], 12288);
+	EXPECT_EQ(tick(t, a, 3, NULL, 0), 4096);
+}
+
 /* A non-leader thread execs: the leader exits (its record), the thread
  * takes the leader's id and start time, its own counters go on. */
 TEST(an_exec_by_a_non_leader_thread_counts_each_thread_once)
 {
 	struct ts_tree t;
-	fresh(&t);
-	born[201] = 10 * MS;
-	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 4096), rec(201, 200, 100, 8192)};
-	tick(&t, a, 3, NULL, 0);
-	set(&a[2], 12288);
-	EXPECT_EQ(tick(&t, a, 3, NULL, 0), 4096);
+	before_an_exec(&t);
 	/* the exec: leader's record at 8192, and the id 200 now the successor
 	 * with 201's counters (12288 + 4096 since), 201 gone without a record */
 	struct ts_record leader_end = rec(200, 200, 100, 8192);
@@ -285,12 +292,7 @@ TEST(an_exec_by_a_non_leader_thread_counts_each_thread_once)
 static void exec_mid_scan(bool successor_first)
 {
 	struct ts_tree t;
-	fresh(&t);
-	born[201] = 10 * MS;
-	struct ts_record a[] = {rec(100, 100, 1, 0), rec(200, 200, 100, 4096), rec(201, 200, 100, 8192)};
-	tick(&t, a, 3, NULL, 0);
-	set(&a[2], 12288);
-	EXPECT_EQ(tick(&t, a, 3, NULL, 0), 4096);
+	before_an_exec(&t);
 	/* 201 read at 14336, then the exec: the leader's record at 8192, and
 	 * the id 200 the successor at 14336 + 2048 */
 	struct ts_record leader_end = rec(200, 200, 100, 8192);
