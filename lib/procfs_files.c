@@ -135,6 +135,14 @@ static ssize_t read_file(struct procfs_files *f, int fd, enum procfs_file which,
 	return pread_once(fd, buf, cap);
 }
 
+/* Whether a read of `which` that returned n proves the process gone: an
+ * empty io or stat (the process died between open and read), or ESRCH. A
+ * leaf's children list is empty every tick. */
+static bool proves_gone(ssize_t n, enum procfs_file which)
+{
+	return n == -ESRCH || (n == 0 && which != PROCFS_CHILDREN);
+}
+
 /* Reads one file of pid: the length, or -errno (-ESRCH, -ENOENT: gone). */
 static ssize_t kept_read(struct procfs_files *f, pid_t pid, enum procfs_file which, char *buf,
 			 size_t cap)
@@ -145,8 +153,7 @@ static ssize_t kept_read(struct procfs_files *f, pid_t pid, enum procfs_file whi
 	k->used = true;
 	if (k->fd[which] >= 0) {
 		ssize_t n = read_file(f, k->fd[which], which, buf, cap);
-		/* an empty io or stat: the process died between open and read */
-		if (n > 0 || (n == 0 && which == PROCFS_CHILDREN) || (n < 0 && n != -ESRCH))
+		if (!proves_gone(n, which))
 			return n;
 		/* that process is gone: whoever has its pid now is read afresh */
 		close_slot(f, k);
@@ -155,16 +162,13 @@ static ssize_t kept_read(struct procfs_files *f, pid_t pid, enum procfs_file whi
 	if (fd < 0)
 		return fd;
 	ssize_t n = read_file(f, fd, which, buf, cap);
-	/* kept unless it proved the process gone; a leaf's children list is
-	 * empty every tick, and reopening it was a third of a walk's cost */
-	bool alive = n > 0 || (n == 0 && which == PROCFS_CHILDREN);
-	if (alive && f->nfds < f->max_fds) {
+	if (n >= 0 && !proves_gone(n, which) && f->nfds < f->max_fds) {
 		k->fd[which] = fd;
 		f->nfds++;
 	} else {
 		close(fd);
 	}
-	return n == 0 && which != PROCFS_CHILDREN ? -ESRCH : n;
+	return proves_gone(n, which) ? -ESRCH : n;
 }
 
 int procfs_files_io(struct procfs_files *f, pid_t pid, struct proc_io_counters *c)
