@@ -196,11 +196,11 @@ static int by_tgid(const void *a, const void *b, void *arg)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* The answers from p->ans[from] on to ts_tree, a process's threads
- * together (sorted, when sort), then the process. */
-static int feed(struct taskstats *p, size_t from, bool sort)
+/* The tick's answers to ts_tree, a process's threads together (sorted by
+ * process and thread), then the process. */
+static int feed(struct taskstats *p)
 {
-	size_t n = p->nans - from;
+	size_t n = p->nans;
 	if (n > p->order_cap) {
 		uint32_t *o = reallocarray(p->order, n, sizeof(*o));
 		if (!o)
@@ -209,8 +209,8 @@ static int feed(struct taskstats *p, size_t from, bool sort)
 		p->order_cap = n;
 	}
 	for (size_t i = 0; i < n; i++)
-		p->order[i] = (uint32_t)(from + i);
-	if (sort && n > 1)
+		p->order[i] = (uint32_t)i;
+	if (n > 1)
 		qsort_r(p->order, n, sizeof(*p->order), by_tgid, p->ans);
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < n;) {
@@ -301,12 +301,11 @@ static int scan_walk(struct taskstats *p, struct errbuf *why)
 		p->ans[i].r.tgid = *process < 0 ? -*process : *process;
 		p->nthreads += *process > 0;
 	}
-	drain_listener(p);
-	return feed(p, 0, true);
+	return 0;
 }
 
 /* The threads the episode cgroup lists, then those tracked that it does
- * not (any more), asked in batches; fed to ts_tree a process at a time. */
+ * not (any more), asked in batches. */
 static int scan_members(struct taskstats *p, struct errbuf *why)
 {
 	ssize_t len = procfs_pread_all(p->threads_fd, &p->threads_buf, &p->threads_cap);
@@ -327,20 +326,23 @@ static int scan_members(struct taskstats *p, struct errbuf *why)
 			r = pid_list_add(&p->tids, p->tree.t[i].tid);
 	if (r < 0 || (r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
 		return r;
-
-	drain_listener(p);
-	if (p->keeper && (r = ts_tree_process(&p->tree, p->keeper, false)) < 0)
-		return r;
-	return feed(p, 0, true);
+	return p->keeper ? ts_tree_process(&p->tree, p->keeper, false) : 0;
 }
 
+/* The tree's threads asked for, by the cgroup's lists or a walk; then the
+ * exit records the kernel queued up to the last answer taken in, and the
+ * answers fed to ts_tree a process at a time. */
 static int scan(struct taskstats *p, struct errbuf *why)
 {
 	p->nthreads = 0;
 	p->nans = 0;
 	p->queue.n = 0;
 	pidmap_clear(&p->visited);
-	return p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
+	int r = p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
+	if (r < 0)
+		return r;
+	drain_listener(p);
+	return feed(p);
 }
 
 /* One tick: the scan, then the exit records received up to its end (it
