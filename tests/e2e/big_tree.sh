@@ -10,8 +10,9 @@
 # or without) takes a tick from it, so one missed tick is allowed, counted
 # in the manifest, a grid point the next row steps over with its bytes.
 # The CPU bound is the product build's: ASan's instrumented build spends
-# twice the user time (4.2 ms a tick walking, where the build takes 3.5),
-# and walk_keeps_files_open holds both builds to the same reads by count.
+# more in user space (4.0 to 4.4 ms a tick walking, where the build takes
+# 3.5), and walk_keeps_files_open holds both builds to the same reads by
+# count.
 . "$(dirname "$0")/lib/common.sh"
 
 big_tree() { # name cgroup
