@@ -16,7 +16,8 @@
 #include "fdutil.h"
 #include "procfs.h"
 
-#define HOSTSET_DIR "/run/iopsample"
+#define HOSTSET_PARENT "/run"
+#define HOSTSET_DIR HOSTSET_PARENT "/iopsample"
 #define MAX_CHANGES 4
 
 struct change {
@@ -89,11 +90,13 @@ static int state_write(int fd, const char *val)
 }
 
 /* Opens the setting's state file, locked exclusively, and its holders file:
- * 0, or -errno when /run/iopsample is out of reach (not root). */
+ * 0, or -errno when /run/iopsample is out of reach (not root). /run itself
+ * is made where the system has none (a minimal initramfs, a container). */
 static int open_state(struct change *c)
 {
 	char path[128];
-	if (mkdir(HOSTSET_DIR, 0755) < 0 && errno != EEXIST)
+	if ((mkdir(HOSTSET_PARENT, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(HOSTSET_DIR, 0755) < 0 && errno != EEXIST))
 		return -errno;
 	snprintf(path, sizeof(path), HOSTSET_DIR "/%s.state", c->name);
 	c->state_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

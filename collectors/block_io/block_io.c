@@ -82,7 +82,7 @@ static int bio_probe(struct source_config *sc, const struct target_info *t, json
 	json_t *facts = json_object();
 	int r = ebpf_host_check(facts, why);
 	if (r == 0)
-		r = ebpf_need_loop(facts, why);
+		r = ebpf_need_helper(facts, "bpf_loop", BPF_FUNC_loop, "Linux 5.17 or later", why);
 	if (r == 0 && (r = load(&skel, why)) == 0)
 		block_io_bpf__destroy(skel);
 	json_object_set_new(facts, "works", json_boolean(r == 0));

@@ -56,11 +56,15 @@ static void ebpf_release(struct sio_config *cfg)
 	cfg->npreloaded_fds = 0;
 }
 
-/* Opens and loads the programs for cfg's syscalls: the io_uring program
- * only when io_uring is counted and the kernel has it. */
-static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, struct errbuf *why)
+/* Opens and loads the programs for cfg's syscalls: the syscall exit's
+ * program that loops with bpf_loop where the kernel has it (5.17), else the
+ * one with bounded loops (*looped says which); the io_uring program only
+ * when io_uring is counted and the kernel has it. */
+static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool *looped,
+		struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
+	*looped = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
 	struct syscall_io_bpf *skel = syscall_io_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
@@ -81,6 +85,8 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, struc
 		if (sys->via == SIO_VIA_IO_URING && !ebpf_unseen(sys))
 			skel->rodata->sio_uring_index = (__u8)i;
 	}
+	bpf_program__set_autoload(skel->progs.iops_sio_exit, *looped);
+	bpf_program__set_autoload(skel->progs.iops_sio_exit_bounded, !*looped);
 	bpf_program__set_autoload(skel->progs.iops_sio_uring_done,
 				  skel->rodata->sio_uring_index != SIO_NOT_COUNTED);
 	int r = ebpf_slots_size(skel->maps.sio_slots, why);
@@ -111,8 +117,12 @@ static int ebpf_probe(struct sio_config *cfg, json_t *facts, struct errbuf *why)
 	enum { LISTED = 256 };
 	int before[LISTED], after[LISTED];
 	int nbefore = fd_open_list(before, LISTED);
-	if ((r = load(cfg, &skel, why)) < 0)
-		return r;
+	bool looped;
+	r = load(cfg, &skel, &looped, why);
+	if (r == 0 || !ebpf_refused(why)) /* a user bpf() refuses learns nothing of the kernel */
+		json_object_set_new(facts, "bpf_loop", json_boolean(looped));
+	if (r < 0)
+		return ebpf_older_than(why, 5, 10, r);
 	int nafter = fd_open_list(after, LISTED);
 	if (cfg->preloaded)
 		ebpf_release(cfg);
@@ -153,7 +163,8 @@ static int ebpf_open(const struct sio_config *cfg, const struct target_info *t, 
 	e->n = cfg->n;
 	/* this process's copy of what the probe loaded, else a load of its own */
 	e->skel = cfg->preloaded;
-	int r = e->skel ? 0 : load(cfg, &e->skel, why);
+	bool looped;
+	int r = e->skel ? 0 : load(cfg, &e->skel, &looped, why);
 	if (r < 0) {
 		free(e);
 		return r;

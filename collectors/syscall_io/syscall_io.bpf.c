@@ -14,6 +14,8 @@
 #include "common/ebpf/tree.bpf.h"
 #include "syscall_io/sio_slot.h"
 
+#include <stdbool.h>
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the sampler before load (read-only after it), from io_syscalls[]. */
@@ -98,10 +100,11 @@ __attribute__((noinline)) __u64 sio_mmsg_len(unsigned long vec, int k)
 /* The loops over a call's aio events and recvmmsg's messages: bpf_loop()
  * (Linux 5.17) where the kernel has it, whose body the verifier walks once;
  * else a bounded loop of up to 1024 iterations, which it walks for every
- * iteration (7 ms a load, though each body is one call). CO-RE says which,
- * and the verifier never walks the other. */
-#define SIO_HAVE_BPF_LOOP bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)
-
+ * iteration (7 ms a load, though each body is one call). Two programs on
+ * the syscall exit, one each way, which the sampler chooses between before
+ * load (sio_ebpf.c): the other is never loaded, so a kernel before 5.13,
+ * which takes no function as a helper's argument, never sees bpf_loop's
+ * callbacks. */
 struct sio_mmsg_walk {
 	unsigned long vec;
 	__u64 sum;
@@ -114,13 +117,13 @@ static long sio_mmsg_step(__u64 k, void *ctx)
 	return 0;
 }
 
-/* The bytes of the n messages. */
-static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n)
+/* The bytes of the n messages (looped: with bpf_loop). */
+static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n, bool looped)
 {
 	struct sio_mmsg_walk w = {vec, 0};
 	if (n <= 0)
 		return 0;
-	if (SIO_HAVE_BPF_LOOP) {
+	if (looped) {
 		bpf_loop(n < SIO_MMSG_MAX ? n : SIO_MMSG_MAX, sio_mmsg_step, &w, 0);
 		return w.sum;
 	}
@@ -133,7 +136,10 @@ static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n)
 static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u32 bucket,
 				     __u32 kind)
 {
-	kind &= 7; /* bounds the verifier can see */
+	/* a bound every verifier sees: the compiler is kept from knowing
+	 * kind's range, which it would use to test kind == 7 instead, a test
+	 * 6.1's verifier learns no bound from (6.12's does) */
+	barrier_var(kind);
 	if (kind >= SIO_KINDS)
 		kind = SIO_KIND_UNKNOWN;
 	EBPF_SLOT_ADD(&s->hist[d][bucket], 1);
@@ -188,8 +194,8 @@ static long sio_aio_step(__u64 k, void *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
+/* A syscall's exit, either way of looping (a constant at each program). */
+static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 {
 	/* cheapest test first: this runs at every syscall exit of the host */
 	unsigned long nr = kernel_syscall_nr(regs);
@@ -203,7 +209,7 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 		struct sio_aio_walk w = {kernel_syscall_arg(regs, 3), i};
 		if (ret <= 0)
 			return 0;
-		if (SIO_HAVE_BPF_LOOP) {
+		if (looped) {
 			bpf_loop(ret < SIO_AIO_EVENTS_MAX ? ret : SIO_AIO_EVENTS_MAX, sio_aio_step, &w, 0);
 			return 0;
 		}
@@ -217,7 +223,7 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 	}
 
 	/* everything read before the slot's update begins: it stays short */
-	__u64 bytes = sio_msgvec[i] ? sio_mmsg_bytes(kernel_syscall_arg(regs, 1), ret) : (__u64)ret;
+	__u64 bytes = sio_msgvec[i] ? sio_mmsg_bytes(kernel_syscall_arg(regs, 1), ret, looped) : (__u64)ret;
 	__u32 sides = sio_sides[i], rkind = SIO_KIND_UNKNOWN, wkind = SIO_KIND_UNKNOWN;
 	if (sides == SIO_SIDE_BY_MODE) {
 		__u32 k = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][0]), 1);
@@ -231,6 +237,18 @@ int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
 	}
 	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind));
 	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(iops_sio_exit, struct pt_regs *regs, long ret)
+{
+	return sio_exit(regs, ret, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(iops_sio_exit_bounded, struct pt_regs *regs, long ret)
+{
+	return sio_exit(regs, ret, false);
 }
 
 /* ---- Linux native AIO ----------------------------------------------------
@@ -267,16 +285,27 @@ __attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i
 /* ---- io_uring ------------------------------------------------------------
  * Each request's completion, wherever it is posted (the submitter's task
  * work, an io-wq worker, the SQPOLL thread, an interrupt): the request
- * knows its submitter's task, whose process must be the tree's. */
+ * knows its submitter's task, whose process must be the tree's.
+ *
+ * The tracepoint's arguments after the request changed: (user_data, res,
+ * cflags, extra1, extra2) in 6.1 and 6.12, the CQE by 6.18, and a
+ * verifier refuses a program that reads an argument its kernel's
+ * tracepoint does not have. The program reads only the two that every
+ * version since 6.0 has, the ring and the request, whose cqe holds the
+ * result it posts in both: one program that each version's verifier
+ * accepts. A CQE posted for no request (an aux CQE, a message from another
+ * ring) has none, and is no call of the tree's. */
 SEC("tp_btf/io_uring_complete")
-int BPF_PROG(iops_sio_uring_done, void *ring, void *request, struct io_uring_cqe *cqe)
+int BPF_PROG(iops_sio_uring_done, void *ring, void *request)
 {
 	struct io_kiocb *req = request;
+	if (!req)
+		return 0;
 	__u32 sides = sio_uring_sides(BPF_CORE_READ(req, opcode));
-	__u32 tgid = BPF_CORE_READ(req, tctx, task, tgid);
+	__u32 tgid = BPF_CORE_READ(kernel_io_kiocb_task(req), tgid);
 	if (!sides || !bpf_map_lookup_elem(&tree, &tgid))
 		return 0;
-	long res = BPF_CORE_READ(cqe, res);
+	long res = BPF_CORE_READ(req, cqe.res);
 	/* the file the request was issued on; splice's and tee's input is
 	 * in the request's own data: unknown */
 	__u32 kind = file_kind(BPF_CORE_READ(req, file));

@@ -96,8 +96,22 @@ static void sio_describe(const void *priv, json_t *out)
 
 /* ---- choosing the backend ------------------------------------------------ */
 
-/* Probes one backend; its facts ("works", "error" and what it found) go
- * into manifest under its name. */
+/* The configured families backend b cannot see on this host, each with
+ * why (their by_syscall entries are null in every row). */
+static json_t *unseen_families(const struct sio_backend *b, const struct sio_config *cfg)
+{
+	json_t *unseen = json_object();
+	for (size_t i = 0; i < cfg->n && b->unseen; i++) {
+		const char *why_not = b->unseen(cfg->sys[i]);
+		if (why_not)
+			json_object_set_new(unseen, cfg->sys[i]->name, json_string(why_not));
+	}
+	return unseen;
+}
+
+/* Probes one backend; its facts ("works", "error", what it found, and
+ * where it works the families it cannot see here) go into manifest under
+ * its name. */
 static int probe_one(const struct sio_backend *b, struct sio_config *cfg, json_t *manifest,
 		     struct errbuf *why)
 {
@@ -105,6 +119,8 @@ static int probe_one(const struct sio_backend *b, struct sio_config *cfg, json_t
 	int r = b->probe(cfg, facts, why);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
 	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(why->msg));
+	if (r == 0)
+		json_object_set_new(facts, "unseen", unseen_families(b, cfg));
 	json_object_set_new(manifest, b->name, facts);
 	return r;
 }
@@ -267,13 +283,7 @@ static int sio_open(const struct source_config *sc, const struct target_info *t,
 		return r;
 	}
 	add_fields(s, cfg, row); /* attached: counting starts at the snapshot above */
-	json_t *unseen = json_object();
-	for (size_t i = 0; i < cfg->n && s->backend->unseen; i++) {
-		const char *why_not = s->backend->unseen(cfg->sys[i]);
-		if (why_not)
-			json_object_set_new(unseen, cfg->sys[i]->name, json_string(why_not));
-	}
-	json_object_set_new(manifest, "unseen", unseen);
+	json_object_set_new(manifest, "unseen", unseen_families(s->backend, cfg));
 	s->manifest = json_incref(manifest);
 	if (s->backend->report)
 		s->backend->report(s->counter, manifest);

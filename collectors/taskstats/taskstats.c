@@ -27,7 +27,8 @@
  * kernel.task_delayacct is off by default since Linux 5.14, and a task
  * forked while it is off never gets delay records. The prepare hook
  * switches it on, through host_settings, before the target's first process is
- * forked; where it cannot, the delay fields that need it are null with the
+ * forked (before 5.14 there is no such sysctl, and delays count from boot
+ * unless the kernel was booted with nodelayacct); where it cannot, the delay fields that need it are null with the
  * reason in the manifest. cpu_delay_* come from the scheduler's own
  * run-queue accounting (what /proc/PID/schedstat shows), which the kernel
  * keeps whatever the sysctl says, so they always count. */
@@ -40,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -58,6 +60,7 @@
 
 /* What prepare settled, for the sampler forked after it. */
 struct ts_config {
+	bool no_sysctl; /* the kernel has no task_delayacct (before 5.14: on from boot) */
 	bool found_on; /* task_delayacct read 1 before the episode */
 	bool on;       /* ... and reads 1 for the target's tasks */
 	char why_off[sizeof(((struct errbuf *)0)->msg)];
@@ -483,28 +486,75 @@ static int ts_probe(struct source_config *sc, const struct target_info *t, json_
 	return r;
 }
 
+/* A kernel without the task_delayacct sysctl: before Linux 5.14 delay
+ * accounting was on from boot unless the kernel was booted with
+ * nodelayacct; from 5.14 the sysctl exists wherever the kernel accounts
+ * delays at all. Whether the delays count, with why_off when not. */
+static bool delayacct_without_sysctl(char *why_off, size_t cap)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	char cmdline[4096] = "";
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	    (major > 5 || (major == 5 && minor >= 14))) {
+		snprintf(why_off, cap, "the kernel accounts no delays (no " DELAYACCT ": CONFIG_TASK_DELAY_ACCT)");
+		return false;
+	}
+	procfs_read("/proc/cmdline", cmdline, sizeof(cmdline));
+	for (char *w = strtok(cmdline, " \n"); w; w = strtok(NULL, " \n"))
+		if (strcmp(w, "nodelayacct") == 0) {
+			snprintf(why_off, cap, "the kernel was booted with nodelayacct");
+			return false;
+		}
+	return true;
+}
+
 static void ts_prepare(struct source_config *sc)
 {
 	struct ts_config *c = sc->priv;
 	char v[16];
 	struct errbuf why;
+	if (access(DELAYACCT_PATH, F_OK) < 0 && errno == ENOENT) {
+		c->no_sysctl = true;
+		c->found_on = c->on = delayacct_without_sysctl(c->why_off, sizeof(c->why_off));
+		return;
+	}
 	c->found_on = procfs_read(DELAYACCT_PATH, v, sizeof(v)) > 0 && v[0] == '1';
 	c->on = host_settings_sysctl(DELAYACCT, "1", sc->ops->name, &why) == 0;
 	if (!c->on)
 		snprintf(c->why_off, sizeof(c->why_off), "%s", why.msg);
 }
 
-/* The fields this host provides: what the kernel's struct has, less the I/O
- * bytes a kernel without CONFIG_TASK_IO_ACCOUNTING leaves at 0, less the
- * delays when task_delayacct is off. */
-static uint32_t provided(const struct taskstats *p, uint32_t in_struct)
+/* The fields this host provides: what the kernel's struct has (version
+ * 0: the kernel answered nothing, why_none), less the I/O bytes a kernel
+ * without CONFIG_TASK_IO_ACCOUNTING leaves at 0, less the delays when
+ * task_delayacct is off (why_off). Each field left out goes into
+ * null_fields with its reason. */
+static uint32_t provided(const struct taskstats *p, unsigned version, uint32_t in_struct,
+			 const char *why_none, const char *why_off, json_t *null_fields)
 {
-	uint32_t m = in_struct;
+	uint32_t io_bytes = TS_BIT(TS_READ_BYTES) | TS_BIT(TS_WRITE_BYTES) | TS_BIT(TS_CANCELLED_WRITE_BYTES);
+	char not_in_struct[96];
+	snprintf(not_in_struct, sizeof(not_in_struct),
+		 "the kernel's struct taskstats (version %u) has no such field", version);
 	struct proc_io_counters io;
-	if (procfs_read_io(getpid(), &io) < 0 || !(io.present & (1u << IO_READ_BYTES)))
-		m &= ~(TS_BIT(TS_READ_BYTES) | TS_BIT(TS_WRITE_BYTES) | TS_BIT(TS_CANCELLED_WRITE_BYTES));
-	if (!p->delays)
-		m &= ~TS_DELAYACCT;
+	bool io_counted = procfs_read_io(getpid(), &io) == 0 && io.present & (1u << IO_READ_BYTES);
+	uint32_t m = in_struct;
+	for (int f = 0; f < TS_NFIELDS; f++) {
+		const char *reason = NULL;
+		if (!version)
+			reason = why_none;
+		else if (!(in_struct & TS_BIT(f)))
+			reason = not_in_struct;
+		else if (!io_counted && io_bytes & TS_BIT(f))
+			reason = "the kernel counts no task I/O bytes (CONFIG_TASK_IO_ACCOUNTING)";
+		else if (!p->delays && TS_DELAYACCT & TS_BIT(f))
+			reason = why_off;
+		if (reason) {
+			m &= ~TS_BIT(f);
+			json_object_set_new(null_fields, ts_field_names[f], json_string(reason));
+		}
+	}
 	return m;
 }
 
@@ -549,7 +599,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 		why_off = "the target started before " DELAYACCT " was switched on, and the kernel "
 			  "gives no delay records to a task forked while it is off";
 	}
-	if (p->delays && (p->delayacct_fd = open(DELAYACCT_PATH, O_RDONLY | O_CLOEXEC)) < 0)
+	if (p->delays && !c->no_sysctl && (p->delayacct_fd = open(DELAYACCT_PATH, O_RDONLY | O_CLOEXEC)) < 0)
 		p->delays = false, why_off = DELAYACCT_PATH ": cannot be read";
 
 	/* the answers to a batch wait in the asking socket's buffer */
@@ -565,7 +615,8 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	p->reading = r == 0;
 
 	struct ts_record self;
-	unsigned version = r == 0 && ts_get(&p->ask, p->root, &self, why) == 0 ? self.version : 0;
+	struct errbuf unanswered = {0};
+	unsigned version = r == 0 && ts_get(&p->ask, p->root, &self, &unanswered) == 0 ? self.version : 0;
 	/* the cgroup's thread list needs each answer to name its process */
 	if (t->keeper && version >= 12)
 		p->threads_fd = open_members(t->cgroups);
@@ -579,13 +630,15 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 		ts_close_state(p);
 		return r;
 	}
-	p->counted = provided(p, version ? self.present : 0);
+	json_t *null_fields = json_object();
+	p->counted = provided(p, version, version ? self.present : 0, unanswered.msg, why_off, null_fields);
 
 	put_row(p, false);
 	json_object_set_new(manifest, "taskstats_version", json_integer(version));
 	json_object_set_new(manifest, "tree", json_string(p->threads_fd >= 0 ? "cgroup" : "walk"));
 	json_object_set_new(manifest, "delays_counted", json_boolean(p->delays));
 	json_object_set_new(manifest, "delays_reason", p->delays ? json_null() : json_string(why_off));
+	json_object_set_new(manifest, "null_fields", null_fields);
 	json_object_set_new(manifest, "exit_overflows", json_integer(0));
 	json_object_set_new(manifest, "rows_nulled", json_integer(0));
 	json_object_set_new(manifest, "kernel_faults", json_integer(0));
@@ -603,7 +656,7 @@ static int ts_sample(void *state, struct errbuf *why)
 	if (r < 0)
 		return r;
 	note_faults(p, faults);
-	if (p->delays)
+	if (p->delays && p->delayacct_fd >= 0)
 		check_delayacct(p);
 	if (lost) {
 		if (!p->rows_nulled)

@@ -38,11 +38,16 @@ int ebpf_fail(struct errbuf *why, int err, const char *what)
 	/* the verifier's refusal is EACCES too, and libbpf names the program */
 	bool verifier = err == -EACCES && strstr(last_warning, "prog '");
 	if ((err == -EPERM || err == -EACCES) && !verifier)
-		return errbuf_set(why, -err, "bpf() refused: %s", strerror(-err));
+		return errbuf_set(why, -err, EBPF_REFUSED ": %s", strerror(-err));
 	if (*last_warning)
 		return errbuf_set(why, -err, "%s the eBPF programs: %s (%s)", what, strerror(-err),
 				  last_warning);
 	return errbuf_set(why, -err, "%s the eBPF programs: %s", what, strerror(-err));
+}
+
+bool ebpf_refused(const struct errbuf *why)
+{
+	return strncmp(why->msg, EBPF_REFUSED, strlen(EBPF_REFUSED)) == 0;
 }
 
 int ebpf_host_check(json_t *facts, struct errbuf *why)
@@ -61,21 +66,35 @@ int ebpf_host_check(json_t *facts, struct errbuf *why)
 	return 0;
 }
 
-int ebpf_need_loop(json_t *facts, struct errbuf *why)
+int ebpf_need_helper(json_t *facts, const char *name, enum bpf_func_id id, const char *since,
+		     struct errbuf *why)
 {
 	/* any program type has it once it exists; raw tracepoints are what
 	 * libbpf can probe without a BTF target */
-	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL);
-	json_object_set_new(facts, "bpf_loop", r < 0 ? json_null() : json_boolean(r == 1));
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, id, NULL);
+	json_object_set_new(facts, name, r < 0 ? json_null() : json_boolean(r == 1));
 	if (r == 1)
 		return 0;
 	struct utsname u;
 	const char *release = uname(&u) == 0 ? u.release : "?";
 	if (r == 0)
-		return errbuf_set(why, ENOTSUP, "the kernel (%s) has no bpf_loop helper: Linux 5.17 or later",
-				  release);
-	return errbuf_set(why, -r, "probing the kernel (%s) for the bpf_loop helper: %s", release,
+		return errbuf_set(why, ENOTSUP, "the kernel (%s) has no %s helper: %s", release, name, since);
+	return errbuf_set(why, -r, "probing the kernel (%s) for the %s helper: %s", release, name,
 			  strerror(-r));
+}
+
+int ebpf_older_than(struct errbuf *why, unsigned major, unsigned minor, int err)
+{
+	struct utsname u;
+	unsigned have_major = 0, have_minor = 0;
+	if (ebpf_refused(why) || uname(&u) < 0 ||
+	    sscanf(u.release, "%u.%u", &have_major, &have_minor) != 2 ||
+	    have_major > major || (have_major == major && have_minor >= minor))
+		return err;
+	char refusal[sizeof(why->msg)];
+	snprintf(refusal, sizeof(refusal), "%s", why->msg);
+	return errbuf_set(why, -err, "the kernel (%s) refused the eBPF programs: Linux %u.%u or later (%s)",
+			  u.release, major, minor, refusal);
 }
 
 int ebpf_load(struct bpf_object_skeleton *skel, struct errbuf *why)

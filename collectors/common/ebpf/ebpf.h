@@ -22,11 +22,13 @@
  * and "host_pid_ns" to facts. 0 or -errno with why. */
 int ebpf_host_check(json_t *facts, struct errbuf *why);
 
-/* Whether the kernel gives programs bpf_loop() (Linux 5.17), which block_io
- * walks a request's bios with: adds "bpf_loop" to facts. 0, or -ENOTSUP
- * with why (the kernel's version and what it lacks) before a load that the
- * verifier would refuse with a message no user could read. */
-int ebpf_need_loop(json_t *facts, struct errbuf *why);
+/* Whether the kernel gives programs the helper id, named name ("bpf_loop"),
+ * which came in since ("Linux 5.17 or later"): adds name to facts. 0, or
+ * -ENOTSUP with why (the kernel's release, what it lacks and the kernel it
+ * needs) before a load that the verifier would refuse with a message no user
+ * could read. */
+int ebpf_need_helper(json_t *facts, const char *name, enum bpf_func_id id, const char *since,
+		     struct errbuf *why);
 
 /* libbpf's messages go to a buffer of this process instead of stderr; the
  * last warning is kept for ebpf_fail(). Idempotent. */
@@ -37,6 +39,16 @@ void ebpf_quiet_libbpf(void);
  * the kernel said no to bpf() itself, else the errno and libbpf's last
  * warning. Returns err. */
 int ebpf_fail(struct errbuf *why, int err, const char *what);
+
+/* Whether why, from ebpf_fail(), is the kernel's refusal of bpf() itself
+ * (EBPF_REFUSED), not of the programs. */
+#define EBPF_REFUSED "bpf() refused"
+bool ebpf_refused(const struct errbuf *why);
+
+/* A load that failed with err and why on a kernel older than major.minor,
+ * the oldest its programs are known to load on: why says so first, the
+ * refusal after it. Returns err. */
+int ebpf_older_than(struct errbuf *why, unsigned major, unsigned minor, int err);
 
 /* The skeleton's load and attach, after the caller opened it and set what
  * it sets before load; a failure is said by ebpf_fail(). */

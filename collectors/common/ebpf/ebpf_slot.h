@@ -20,17 +20,24 @@ struct ebpf_slot_seq {
 };
 
 #ifdef __bpf__
-/* A fetching atomic add is a full barrier on every JIT (x86 lock xadd, arm64
- * ldaddal); a plain one need not be (arm64 stadd). The empty asm uses the
- * result so that the compiler emits the fetching form. BPF programs are
- * preemptible: two updates of one CPU's slot may interleave, which the two
- * counts (not a parity bit) tolerate, and every counter is added atomically
- * (falcosecurity/libs#2719: a plain += loses updates). */
+/* The sequence words' adds are full barriers. A fetching atomic add is one
+ * on every JIT (x86 lock xadd, arm64 ldaddal); a plain one need not be
+ * (arm64 stadd), but is on x86 (lock add), where it is used: the fetching
+ * forms came in Linux 5.12, and a kernel before it refuses them. Elsewhere
+ * the empty asm uses the result so that the compiler emits the fetching
+ * form. BPF programs are preemptible: two updates of one CPU's slot may
+ * interleave, which the two counts (not a parity bit) tolerate, and every
+ * counter is added atomically (falcosecurity/libs#2719: a plain += loses
+ * updates). */
+#if defined(__TARGET_ARCH_x86)
+#define EBPF_SLOT_BUMP(p) __sync_fetch_and_add((p), 1)
+#else
 #define EBPF_SLOT_BUMP(p)                                                                          \
 	({                                                                                         \
 		__u64 old_ = __sync_fetch_and_add((p), 1);                                         \
 		asm volatile("" ::"r"(old_));                                                      \
 	})
+#endif
 #define EBPF_SLOT_ENTER(seq) EBPF_SLOT_BUMP(&(seq)->begun)
 #define EBPF_SLOT_LEAVE(seq) EBPF_SLOT_BUMP(&(seq)->ended)
 #define EBPF_SLOT_ADD(p, v) __sync_fetch_and_add((p), (v))

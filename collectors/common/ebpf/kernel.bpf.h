@@ -43,22 +43,35 @@ struct file {
 
 #define KERNEL_FMODE_WRITE 0x2
 
-/* io_uring's request and its completion (6.0 and later: io_uring_complete
- * gives the request and its CQE) */
+/* io_uring's request (io_uring/io_uring_types.h). Its submitter is
+ * tctx->task from Linux 6.13, the request's own task before: the
+ * ___before_6_13 flavour, which CO-RE matches to the same kernel type. */
 struct io_uring_task {
 	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+struct io_cqe {
+	__u64 user_data;
+	__s32 res;
 } __attribute__((preserve_access_index));
 
 struct io_kiocb {
 	struct file *file;
 	__u8 opcode;
+	struct io_cqe cqe; /* the result its completion posts */
 	struct io_uring_task *tctx;
 } __attribute__((preserve_access_index));
 
-struct io_uring_cqe {
-	__u64 user_data;
-	__s32 res;
+struct io_kiocb___before_6_13 {
+	struct task_struct *task;
 } __attribute__((preserve_access_index));
+
+static __always_inline struct task_struct *kernel_io_kiocb_task(struct io_kiocb *req)
+{
+	if (bpf_core_field_exists(req->tctx))
+		return BPF_CORE_READ(req, tctx, task);
+	return BPF_CORE_READ((struct io_kiocb___before_6_13 *)req, task);
+}
 
 /* include/linux/fs.h: begins with its file; syscall_io reads a descriptor
  * table's slot as one */
@@ -146,14 +159,19 @@ static __always_inline unsigned int kernel_req_preflush(void)
 	return 1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH);
 }
 
-/* block/blk-mq.h: a request in the middle of its cache-flush sequence */
+/* include/linux/blk-mq.h: a request in the middle of its cache-flush
+ * sequence. An enum from Linux 6.11; before it a #define, bit 4 since
+ * Linux 4.x, which BTF does not carry. */
 enum rqf_flags {
 	__RQF_FLUSH_SEQ = 1,
 };
+#define KERNEL_RQF_FLUSH_SEQ_BEFORE_6_11 (1u << 4)
 
 static __always_inline unsigned int kernel_rqf_flush_seq(void)
 {
-	return 1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
+		return 1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+	return KERNEL_RQF_FLUSH_SEQ_BEFORE_6_11;
 }
 
 #if defined(__TARGET_ARCH_x86)
@@ -184,10 +202,15 @@ static __always_inline unsigned long kernel_syscall_nr(const struct pt_regs *reg
 }
 
 /* A syscall of another ABI: its numbers are another table's. x32 calls
- * carry __X32_SYSCALL_BIT in the number and fail any table bound. */
+ * carry __X32_SYSCALL_BIT in the number and fail any table bound. A typed
+ * load of the task where the kernel has bpf_get_current_task_btf (5.11),
+ * a read before it. */
 static __always_inline int kernel_compat_syscall(void)
 {
-	return bpf_get_current_task_btf()->thread_info.status & KERNEL_TS_COMPAT;
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->thread_info.status & KERNEL_TS_COMPAT;
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	return BPF_CORE_READ(t, thread_info.status) & KERNEL_TS_COMPAT;
 }
 #elif defined(__TARGET_ARCH_arm64)
 struct pt_regs {
@@ -211,7 +234,10 @@ static __always_inline unsigned long kernel_syscall_nr(const struct pt_regs *reg
 
 static __always_inline int kernel_compat_syscall(void)
 {
-	return (bpf_get_current_task_btf()->thread_info.flags & KERNEL_TIF_32BIT) != 0;
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return (bpf_get_current_task_btf()->thread_info.flags & KERNEL_TIF_32BIT) != 0;
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	return (BPF_CORE_READ(t, thread_info.flags) & KERNEL_TIF_32BIT) != 0;
 }
 #else
 #error "iopsample's eBPF programs: declare this architecture's pt_regs and compat test"
