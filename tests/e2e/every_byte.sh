@@ -21,30 +21,10 @@ sources:
 EOY
 	"$IOPSAMPLE" run "$WORK/net-$1.yaml" --quiet || { echo "exit $?"; return 1; }
 	episode_py "$WORK/episodes/net-$1" "$WORK/net-$1.json" "$1" <<'PY'
-import json
+import json, exact
 from epi import expect
-w = json.load(open(sys.argv[2]))
-rows = ep.rows["syscall_io"]
 expect(ep.manifest["sources"]["syscall_io"]["backend"] == sys.argv[3], "backend")
-for name, want in w["syscalls"].items():
-    got = {k: sum(r["by_syscall"][name][k] for r in rows) for k in ("calls", "bytes", "errors")}
-    expect(got == want, "%s: episode %s, workload %s" % (name, got, want))
-for f in ("read_calls", "read_bytes", "write_calls", "write_bytes"):
-    expect(ep.total("syscall_io", f) == w[f], "%s: episode %d, workload %d" % (f, ep.total("syscall_io", f), w[f]))
-kinds = rows[0]["by_kind"].keys()
-for k in kinds:
-    for f in ("read_bytes", "write_bytes"):
-        got = sum(r["by_kind"][k][f] for r in rows)
-        want = w["by_kind"].get(k, {}).get(f, 0)
-        expect(got == want, "by_kind %s %s: episode %d, workload %d" % (k, f, got, want))
-for i, r in enumerate(rows):
-    for d in ("read", "write"):
-        expect(sum(r[d + "_size_hist"]) == r[d + "_calls"], "row %d: %s_size_hist" % (i, d))
-        expect(sum(v[d + "_bytes"] for v in r["by_kind"].values()) == r[d + "_bytes"], "row %d: by_kind %s" % (i, d))
-print("%s: %d calls, %d B read, %d B written, %d errors, equal by syscall, side and kind (socket %d/%d, pipe %d/%d, file %d/%d)" % (
-    sys.argv[3], sum(v["calls"] for v in w["syscalls"].values()), w["read_bytes"], w["write_bytes"],
-    sum(v["errors"] for v in w["syscalls"].values()),
-    *(w["by_kind"][k][f] for k in ("socket", "pipe", "file") for f in ("read_bytes", "write_bytes"))))
+print(exact.netio_matches(ep, json.load(open(sys.argv[2]))))
 PY
 }
 
@@ -92,40 +72,26 @@ EOY
 fio_equal() { # name engine backend [fio options]
 	fio_episode "$@" || return 1
 	episode_py "$WORK/episodes/$1" "$WORK/$1.json" "$2" "$3" "$WORK/episodes/aio-$3" <<'PY'
-import json
+import json, exact
 from epi import expect, Episode
 job = json.load(open(sys.argv[2]))["jobs"][0]
 engine, backend = sys.argv[3], sys.argv[4]
 rows = ep.rows["syscall_io"]
 def by(name, f, rows=rows):
     return sum(r["by_syscall"][name][f] for r in rows)
-blind = engine == "io_uring" and backend == "ptrace"  # ptrace cannot see io_uring
-for side, d in (("read", "read"), ("write", "write")):
-    got = sum(r["by_kind"]["blockdev"][side + "_bytes"] for r in rows)
-    want = 0 if blind else job[d]["io_bytes"]
-    expect(got == want, "%s, %s: blockdev %s_bytes %d, expected %d" % (engine, backend, side, got, want))
-ios = job["read"]["total_ios"] + job["write"]["total_ios"]
-reap = int(job["job options"].get("iodepth_batch_complete_min", "1"))
-expect(ios >= reap, "%d requests, fewer than one reap of %d" % (ios, reap))
+said, blind = exact.fio_matches(ep, job, engine)
+expect(blind == (engine == "io_uring" and backend == "ptrace"), "io_uring unseen under %s" % backend)
 unseen = ep.manifest["sources"]["syscall_io"].get("unseen", {})
-if engine == "libaio":
-    expect(by("aio", "calls") == ios and by("aio", "errors") == 0, "aio: %d requests, fio %d" % (by("aio", "calls"), ios))
-    expect(by("aio", "bytes") == job["read"]["io_bytes"] + job["write"]["io_bytes"], "aio bytes")
-elif engine == "io_uring" and backend == "ebpf":
-    expect(by("io_uring", "calls") == ios and by("io_uring", "errors") == 0, "io_uring: %d requests, fio %d" % (by("io_uring", "calls"), ios))
-elif engine == "io_uring":
-    expect(all(r["by_syscall"]["io_uring"] == {"calls": None, "bytes": None, "errors": None} for r in rows), "io_uring not null")
-    expect("ptrace" in unseen.get("io_uring", ""), "no reason: %s" % unseen)
-else:  # psync
+if blind:
+    expect("ptrace" in unseen["io_uring"], "no reason: %s" % unseen)
+if engine == "psync":
     loader = Episode(sys.argv[5]).rows["syscall_io"]
     expect(by("pwrite64", "calls") == job["write"]["total_ios"], "pwrite64 %d, fio %d" % (by("pwrite64", "calls"), job["write"]["total_ios"]))
     for f, want in (("calls", job["read"]["total_ios"]), ("bytes", job["read"]["io_bytes"])):
         extra = by("pread64", f) - want
         expect(extra == by("pread64", f, loader), "pread64 %s: %d beyond fio's, the loader's %d" % (f, extra, by("pread64", f, loader)))
 expect(("io_uring" in unseen) == (backend == "ptrace") and len(unseen) == (backend == "ptrace"), "unseen %s" % unseen)
-print("%s, %s: %d requests%s, %d B read, %d B written to the device: %s" % (
-    engine, backend, ios, " reaped %d at once" % reap if reap > 1 else "", job["read"]["io_bytes"], job["write"]["io_bytes"],
-    "none seen, io_uring null, and why in the manifest" if blind else "equal to fio's"))
+print(said)
 PY
 }
 

@@ -27,38 +27,9 @@ stopped() { grep -q '^State:.*[tT]' /proc/"$1"/status; }
 # report equals the episode's sum, per syscall, per direction and per bucket;
 # every row's histograms add up to its calls.
 episode_matches_report() {
-	episode_py "$1" <<PY
-import json
-from epi import expect
-w = json.load(open("$2"))
-rows = ep.rows["syscall_io"]
-expect(ep.manifest["status"] == "complete", "status " + ep.manifest["status"])
-want = ep.manifest["config"]["sources"]["syscall_io"]["backend"]
-ran = ep.manifest["sources"]["syscall_io"]["backend"]
-expect(want in ("auto", ran), "backend %s ran, %s configured" % (ran, want))
-# the slot reads that left a CPU's newest counts for the next row (ebpf only)
-deferred = ep.manifest["sources"]["syscall_io"].get("slots_deferred")
-expect(type(deferred) is int if ran == "ebpf" else deferred is None, "slots_deferred %r with %s" % (deferred, ran))
-for name, want in w["syscalls"].items():
-    got = {k: sum(r["by_syscall"][name][k] for r in rows) for k in ("calls", "bytes", "errors")}
-    expect(got == want, "%s: episode %s, workload %s" % (name, got, want))
-reads = ("read", "pread64", "readv", "preadv", "preadv2")
-for d in ("read", "write"):
-    names = [n for n in w["syscalls"] if (n in reads) == (d == "read")]
-    for f in ("calls", "bytes"):
-        want = sum(w["syscalls"][n][f] for n in names)
-        expect(ep.total("syscall_io", d + "_" + f) == want,
-               "%s_%s %d, workload %d" % (d, f, ep.total("syscall_io", d + "_" + f), want))
-    hist = [sum(r[d + "_size_hist"][b] for r in rows) for b in range(32)]
-    expect(hist == w[d + "_size_hist"], "%s_size_hist %s, workload %s" % (d, hist, w[d + "_size_hist"]))
-    for r in rows:
-        expect(sum(r[d + "_size_hist"]) == r[d + "_calls"], "row %d: %s histogram != calls" % (r["seq"], d))
-errors = sum(v["errors"] for v in w["syscalls"].values())
-expect(errors > 0 and ep.total("syscall_io", "error_calls") == errors, "error_calls")
-calls = sum(v["calls"] for v in w["syscalls"].values())
-print("%s: %d calls, %d B read, %d B written, %d errors: equal over %d rows; %d processes, %d threads, %d signals" % (
-    ran, calls, ep.total("syscall_io", "read_bytes"), ep.total("syscall_io", "write_bytes"), errors,
-    len(rows), w["processes"], w["threads"], w["signals"]))
+	episode_py "$1" "$2" <<'PY'
+import json, exact
+print(exact.syscall_io_matches(ep, json.load(open(sys.argv[2]))))
 PY
 }
 

@@ -384,6 +384,9 @@ expect(ch["action"] == "failed" and ch["error"], "host_changes %s" % ch)
 for r in ep.rows["taskstats"]:
     for k in ("blkio", "swapin", "freepages", "thrashing", "compact", "wpcopy", "irq"):
         expect(r[k + "_delay_ns"] is None and r[k + "_delay_count"] is None, k + " not null")
+for k in ("blkio", "swapin", "freepages", "thrashing", "compact", "wpcopy", "irq"):
+    expect(src["null_fields"].get(k + "_delay_ns") == src["delays_reason"], "null_fields %s" % k)
+expect("cpu_delay_ns" not in src["null_fields"], "cpu_delay_ns in null_fields")
 expect(ep.total("taskstats", "write_bytes") >= ep.target_report()["written"], "write_bytes")
 expect(ep.total("taskstats", "cpu_delay_count") > 0, "cpu_delay_count")
 print("delays null: %s" % src["delays_reason"])
