@@ -26,9 +26,12 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # JSON-Schema-Test-Suite (reader/json_schema.c against the official cases),
 # mkfs.ext4 (a filesystem on a loop device: where sync(2) writes back),
 # fio (ground truth for syscall_io's aio and io_uring), and Dask with zstandard
-# (docs/recipes/dask_export.py run on a LocalCluster against export)
+# (docs/recipes/dask_export.py run on a LocalCluster against export), and
+# QEMU with busybox-static and cpio (the kernel matrix: Debian's kernels
+# booted with this build, tests/e2e/kernels.sh)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
-	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard
+	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
+	qemu-system-x86 busybox-static cpio xz-utils
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -153,7 +156,8 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
 
 # No dynamic loader reading libraries before main: its counts are its own.
-$(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio: LDFLAGS += -static
+$(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio \
+	$(BUILD)/workloads/blkwork: LDFLAGS += -static
 
 # The tools users hold, from the npm registry at pinned versions, for the
 # tests: ajv, a stock JSON Schema validator of another language than

@@ -1,0 +1,208 @@
+"""Judges here what a guest kernel ran (tests/kernels/guest): its probe and
+its episodes, with the checks the host's own tests use (epi, exact).
+
+  judge.py OUT CHECK
+
+OUT is the guest's /out, read back from its tar; CHECK is one of probe,
+direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
+fio-io_uring, nulls. Prints what it compared, or exits
+non-zero with what differs.
+
+What each kernel must allow is this file's MINIMUM (docs/data-model.md's
+table): at or above it the source loads and counts exactly; below it, its
+reason names the kernel it needs."""
+import glob
+import json
+import os
+import sys
+
+import epi
+import exact
+from epi import expect
+
+MINIMUM = {"syscall_io": (5, 10), "block_io": (5, 17)}
+NEEDS = {src: "Linux %d.%d or later" % v for src, v in MINIMUM.items()}
+
+out, what = sys.argv[1], sys.argv[2]
+with open(os.path.join(out, "kernel")) as f:
+    release = f.read().strip()
+version = tuple(int(x) for x in release.split("-")[0].split(".")[:2])
+
+
+def allowed(src):
+    return version >= MINIMUM[src]
+
+
+def episode(name):
+    expect(os.path.exists(os.path.join(out, "episodes", name, "manifest.json")),
+           "%s: no episode (exit %s: %s)" % (name, open(os.path.join(out, name + ".rc")).read().strip(),
+                                             open(os.path.join(out, name + ".stderr")).read().strip()[:300]))
+    return epi.Episode(os.path.join(out, "episodes", name))
+
+
+def declined(src, err):
+    """Below the source's minimum: a reason that names the kernel it needs."""
+    expect(err and NEEDS[src] in err, "%s on %s: %r does not say %s" % (src, release, err, NEEDS[src]))
+    return "%s declined: %s" % (src, err)
+
+
+def check_probe():
+    expect(open(os.path.join(out, "probe.rc")).read().strip() == "0", "probe failed: " +
+           open(os.path.join(out, "probe.err")).read()[:300])
+    p = json.load(open(os.path.join(out, "probe.json")))
+    said = []
+    for name, s in p["sources"].items():
+        expect(s["status"] == "ok" or s["error"], "%s: %s with no reason" % (name, s["status"]))
+    for src in MINIMUM:
+        e = p["sources"][src]["ebpf"]
+        if allowed(src):
+            expect(e["works"] is True, "%s's ebpf on %s: %s" % (src, release, e["error"]))
+            said.append("%s ebpf loads" % src)
+        else:
+            expect(e["works"] is False, "%s's ebpf works on %s, below %s" % (src, release, NEEDS[src]))
+            said.append(declined(src, e["error"]))
+    sio = p["sources"]["syscall_io"]
+    for backend in ("ebpf", "ptrace"):
+        if sio[backend]["works"]:
+            unseen = sio[backend]["unseen"]
+            blind = backend == "ptrace" or version < (6, 0)  # io_uring's completions
+            expect(set(unseen) == ({"io_uring"} if blind else set()) and all(unseen.values()),
+                   "syscall_io's %s cannot see %s on %s" % (backend, unseen, release))
+    for ev in p["sources"]["perf_event"]["events"]:
+        expect(ev["counted"] or ev["reason"], "perf_event %s: not counted, no reason" % ev["event"])
+    return "%s: %s" % (release, "; ".join(said))
+
+
+def check_direct():
+    ep = episode("direct")
+    tree = ep.target_report()
+    srcs = ep.manifest["sources"]
+    said = []
+    if allowed("block_io"):
+        expect(srcs["block_io"]["status"] == "ok", "block_io: %s" % srcs["block_io"]["error"])
+        said.append(exact.block_io_matches(ep, tree, "vda"))
+        # no udev in the guest: every request on the disk is the tree's
+        said.append(exact.diskstats_matches_block_io(ep))
+        for f in ("read_ops", "read_bytes", "write_ops", "write_bytes"):
+            expect(ep.total("block_io", "all_" + f) == tree[f], "all_%s is not the tree's" % f)
+    else:
+        said.append(declined("block_io", srcs["block_io"]["error"]))
+    if allowed("syscall_io"):
+        s = srcs["syscall_io"]
+        expect(s["status"] == "ok" and s["backend"] == "ebpf", "syscall_io: %s %s" % (s["status"], s["error"]))
+        rows = ep.rows["syscall_io"]
+        for name, d in (("pread64", "read"), ("pwrite64", "write")):
+            for f in ("calls", "bytes"):
+                got = sum(r["by_syscall"][name][f] for r in rows)
+                want = tree[d + ("_ops" if f == "calls" else "_bytes")]
+                expect(got == want, "syscall_io %s %s: %d, the tree did %d" % (name, f, got, want))
+        # what the deployable source says of the same calls: blkwork's
+        # writes are its pwrite64s and its report's write(2) (taskstats'
+        # are rounded down to KiB a thread by the kernel)
+        for calls, bytes_ in (("syscw", "write_calls"), ("wchar", "write_bytes")):
+            expect(ep.total("proc_io", calls) == ep.total("syscall_io", bytes_),
+                   "proc_io.%s %d, syscall_io %s %d" % (calls, ep.total("proc_io", calls),
+                                                        bytes_, ep.total("syscall_io", bytes_)))
+        said.append("syscall_io ebpf: pread64 and pwrite64 the tree's; proc_io "
+                    "%d write calls, %d bytes, as syscall_io" % (
+                        ep.total("syscall_io", "write_calls"), ep.total("syscall_io", "write_bytes")))
+    else:
+        said.append(declined("syscall_io", srcs["syscall_io"]["error"]))
+    # the deployable sources' bytes of the same direct I/O, counted at
+    # submission: the tree's exactly
+    for src in ("proc_io", "taskstats"):
+        for f in ("read_bytes", "write_bytes"):
+            expect(ep.total(src, f) == tree[f], "%s.%s %d, the tree's %d" % (src, f, ep.total(src, f), tree[f]))
+    # delay accounting: switched on through /run/iopsample (which the guest
+    # lacks: iopsample makes it), or on from boot before 5.14's sysctl
+    ts = srcs["taskstats"]
+    expect(ts["delays_counted"] is True, "taskstats delays: %s" % ts["delays_reason"])
+    expect(ep.total("taskstats", "blkio_delay_count") > 0, "no blkio delays counted")
+    said.append("proc_io and taskstats the tree's bytes; delays counted (%s)" % (
+        "switched on" if version >= (5, 14) else "on from boot"))
+    cg = ep.rows["cgroup"]
+    expect(srcs["cgroup"]["status"] == "ok", "cgroup: %s" % srcs["cgroup"]["error"])
+    wrote = sum(r["by_device"]["vda"]["write_bytes"] for r in cg)
+    expect(wrote == tree["write_bytes"], "cgroup io_write_bytes on vda %d, the tree wrote %d" % (
+        wrote, tree["write_bytes"]))
+    expect(ep.total("perf_event", "task_clock") > 0 and ep.total("perf_event", "page_faults") > 0,
+           "perf_event counted nothing")
+    said.append("cgroup (v2) %d bytes written to vda, the tree's" % wrote)
+    return "; ".join(said)
+
+
+def check_workload(workload, backend):
+    """syscall_io against a workload's own report (sysio, netio)."""
+    name = "%s-%s" % (workload, backend)
+    ep = episode(name)
+    s = ep.manifest["sources"]["syscall_io"]
+    if backend == "ebpf" and not allowed("syscall_io"):
+        return declined("syscall_io", s["error"])
+    expect(s["status"] == "ok" and s["backend"] == backend, "%s: %s" % (name, s["error"]))
+    report = json.load(open(os.path.join(out, name + ".json")))
+    matches = exact.syscall_io_matches if workload == "sysio" else exact.netio_matches
+    return matches(ep, report)
+
+
+def check_fio(engine):
+    name = "fio-" + engine.replace("_", "")
+    ep = episode(name)
+    s = ep.manifest["sources"]["syscall_io"]
+    if not allowed("syscall_io"):
+        return declined("syscall_io", s["error"])
+    expect(s["status"] == "ok", "%s: %s" % (name, s["error"]))
+    job = json.load(open(os.path.join(out, name + ".json")))["jobs"][0]
+    said, blind = exact.fio_matches(ep, job, engine)
+    expect(blind == (engine == "io_uring" and version < (6, 0)),
+           "io_uring %s on %s" % ("unseen" if blind else "counted", release))
+    return said
+
+
+def null_paths(row, prefix=""):
+    for k, v in row.items():
+        if v is None:
+            yield prefix + k
+        elif isinstance(v, dict):
+            yield from null_paths(v, prefix + k + ".")
+
+
+def reason_for(src, m, field):
+    """The manifest's reason that src's field is null, or None."""
+    if src == "syscall_io":
+        fam = field.split(".")[1] if field.startswith("by_syscall.") else None
+        return m.get("unseen", {}).get(fam) if fam else None
+    if src == "perf_event":
+        for ev in m["events"]:
+            if ev["field"] == field:
+                return ev["reason"]
+        r = m["ratios"].get(field)
+        if r:  # a ratio is null where an input is not configured or not counted
+            ins = [x for x in (r["numerator"], r["denominator"])]
+            bad = [x for x in ins if x is None or any(e["field"] == x and not e["counted"] for e in m["events"])]
+            return "its input %s is null" % bad if bad else None
+        return None
+    return m.get("null_fields", {}).get(field)
+
+
+def check_nulls():
+    said = []
+    for d in sorted(glob.glob(os.path.join(out, "episodes", "*"))):
+        ep = epi.Episode(d)
+        for src, m in ep.manifest["sources"].items():
+            expect(m["status"] == "ok" or m["error"], "%s %s: %s with no reason" % (ep.dir, src, m["status"]))
+            nulls = sorted({f for r in ep.rows.get(src, []) for f in null_paths(r)})
+            for f in nulls:
+                expect(reason_for(src, m, f), "%s: %s.%s is null with no reason" % (
+                    os.path.basename(d), src, f))
+            if nulls:
+                said.append("%s.%s" % (src, ",".join(nulls)))
+    return "null with a reason: " + ("; ".join(said) or "none")
+
+
+checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
+          "sysio-ebpf": lambda: check_workload("sysio", "ebpf"),
+          "sysio-ptrace": lambda: check_workload("sysio", "ptrace"),
+          "netio-ebpf": lambda: check_workload("netio", "ebpf"),
+          "netio-ptrace": lambda: check_workload("netio", "ptrace"),
+          "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring")}
+print(checks[what]())
