@@ -130,6 +130,7 @@ struct cgroup_src {
 	uint64_t prev[NFIELDS];
 	struct blk_devices devs;
 	struct cg_io *io_prev, *io_cur; /* per device */
+	bool io_listed[BLK_MAX_DEVICES]; /* the device has a line in this read */
 	json_t *row, *dev[BLK_MAX_DEVICES];
 	json_t *null_fields, *warnings;
 	unsigned backwards; /* counters seen to go down: their cells null */
@@ -234,6 +235,7 @@ static void io_one(void *arg, unsigned major, unsigned minor, const struct cg_io
 	if (i < 0)
 		return;
 	struct cg_io *c = &x->p->io_cur[i];
+	x->p->io_listed[i] = true;
 	if (x->p->io_v2) {
 		*c = *io;
 	} else if (x->bytes) {
@@ -246,6 +248,7 @@ static void io_one(void *arg, unsigned major, unsigned minor, const struct cg_io
 static int read_io(struct cgroup_src *p)
 {
 	memset(p->io_cur, 0, p->devs.n * sizeof(*p->io_cur));
+	memset(p->io_listed, 0, sizeof(p->io_listed));
 	struct io_pass x = {p, true};
 	if (p->io_v2)
 		return p->file[IO_STAT_V2].ok ? cg_io_stat(p->file[IO_STAT_V2].buf, io_one, &x) : -EIO;
@@ -403,8 +406,12 @@ static void put_row(struct cgroup_src *p, bool baseline)
 	for (size_t i = 0; i < p->devs.n; i++) {
 		struct cg_io d = {0}, *c = &p->io_cur[i], *o = &p->io_prev[i];
 		bool dev_ok = io_ok && !p->devs.dev[i].disk[0];
-		if (dev_ok) {
-			/* a device gone from the file was reset (its disk went) */
+		/* A device missing from this read changed nothing that can be
+		 * told: its counts stay where they were, and whatever it did
+		 * meanwhile counts when its line is back. A count below the
+		 * last is a device reset (its disk went and came back): all of
+		 * it is new. */
+		if (dev_ok && p->io_listed[i]) {
 			d.read_bytes = c->read_bytes >= o->read_bytes ? c->read_bytes - o->read_bytes : c->read_bytes;
 			d.write_bytes = c->write_bytes >= o->write_bytes ? c->write_bytes - o->write_bytes : c->write_bytes;
 			d.read_ops = c->read_ops >= o->read_ops ? c->read_ops - o->read_ops : c->read_ops;

@@ -121,8 +121,21 @@ TEST(a_v2_cgroup_with_every_controller)
 	close(fd);
 	EXPECT(!strncmp(buf, "reset", 5));
 
+	/* a read without the device's line counts nothing on it, and the
+	 * next with it counts only what is new since the last (not the
+	 * whole total again) */
+	put("io.stat", "%s", "");
+	EXPECT_EQ(cgroup_ops.sample(st, &why), 0);
+	EXPECT_EQ(cell(row, "io_write_bytes"), 0);
+	EXPECT_EQ(cell(dev, "write_bytes"), 0);
+	state(major, minor, 6000, 5, 3 << 20, 4 << 20, 262144 + 65536, 2100, 5);
+	EXPECT_EQ(cgroup_ops.sample(st, &why), 0);
+	EXPECT_EQ(cell(row, "io_write_bytes"), 65536);
+	EXPECT_EQ(cell(dev, "write_bytes"), 65536);
+	EXPECT_EQ(cell(row, "io_write_ops"), 1);
+
 	/* a counter that goes down is not a change: null, with a warning */
-	state(major, minor, 4000, 5, 3 << 20, 3 << 20, 262144, 2100, 5);
+	state(major, minor, 4000, 5, 3 << 20, 3 << 20, 262144 + 65536, 2100, 5);
 	EXPECT_EQ(cgroup_ops.sample(st, &why), 0);
 	EXPECT(json_is_null(json_object_get(row, "cpu_usage_ns")));
 	EXPECT_EQ(cell(row, "io_write_bytes"), 0);
