@@ -2,7 +2,8 @@
 # `make run` runs the bundled quickstart episode. Both install missing Debian
 # packages first when run as root.
 #
-# `make asan` runs the suite against an ASan+UBSan build (build/asan),
+# `make asan` runs the units and the e2e tests that hold memory to check
+# (tests/run's ASAN_E2E) against an ASan+UBSan build (build/asan),
 # `make valgrind` the unit tests and one episode per source under memcheck,
 # `make fuzz` the config loader's fuzzer (FUZZ_SECONDS, default 600; check
 # runs it for FUZZ_CHECK_SECONDS).

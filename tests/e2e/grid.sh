@@ -1,5 +1,7 @@
-# Samples fall on origin + k * interval: at 10 ms over 3 s, p99 of the offset
-# from the grid under 2 ms and no drift (every row is one grid tick).
+# Samples fall on origin + k * interval: at 10 ms over 3 s, the k-th row is
+# the k-th grid tick, missed ticks aside, and no two rows share one. How
+# late after its tick each sample was taken is the host's wake-up latency,
+# not the program's: printed, not judged.
 . "$(dirname "$0")/lib/common.sh"
 
 cat >"$WORK/grid.yaml" <<EOY
@@ -21,16 +23,10 @@ expect(len(rows) >= 250, "only %d rows in 3 s" % len(rows))
 ticks = [r["t_mono_ns"] // I for r in rows]
 late = sorted(r["t_mono_ns"] - k * I for r, k in zip(rows, ticks))
 p99 = late[int(len(late) * 0.99)]
-expect(p99 < 2_000_000, "p99 offset %.3f ms" % (p99 / 1e6))
 # no drift: the k-th row is the k-th tick, missed ticks aside
 expect(ticks[-1] == len(rows) + src["missed_ticks"],
        "last row at tick %d after %d rows and %d missed ticks" % (ticks[-1], len(rows), src["missed_ticks"]))
 expect(len(set(ticks)) == len(ticks), "two rows on one tick")
-def mean_late(part):
-    return sum(r["t_mono_ns"] - k * I for r, k in part) / len(part)
-pairs = list(zip(rows, ticks))
-drift = mean_late(pairs[-50:]) - mean_late(pairs[:50])
-expect(drift < 1_000_000, "the last 50 rows are %.3f ms later than the first 50" % (drift / 1e6))
 expect(ep.rows["proc_io"][-1]["t_mono_ns"] <= ep.manifest["duration_ns"], "final row after the end")
 print("grid offset at 10 ms: p50 %.3f ms, p99 %.3f ms, max %.3f ms; %d rows, %d missed ticks" % (
     late[len(late) // 2] / 1e6, p99 / 1e6, late[-1] / 1e6, len(rows), src["missed_ticks"]))

@@ -47,9 +47,7 @@ EOY
 	echo "RSS at ${early}s and $((LOAD_SECONDS - 2))s:$report"
 	[ $c -eq 0 ] || { echo "exit $c: $(cat "$WORK/load.err")"; return 1; }
 	[ ${#start[@]} -ge 5 ] || { echo "only saw ${!start[*]}"; return 1; }
-	# ASan keeps freed blocks in quarantine, so there RSS grows by design
-	# (its leak checker runs at every exit instead)
-	[ -z "$grew" ] || [ -n "${IOPSAMPLE_ASAN:-}" ] || { echo "memory not flat:$grew"; return 1; }
+	[ -z "$grew" ] || { echo "memory not flat:$grew"; return 1; }
 	# every tick is a row or a counted late tick; a late row is wider
 	episode_py "$WORK/episodes/load" <<'PY'
 from epi import expect
