@@ -3,6 +3,7 @@
 #include "cgroupfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,4 +200,21 @@ unsigned cgroup_role_controller(enum cgroup_role r)
 		[CGR_MEMORY] = CG_MEMORY, [CGR_BLKIO] = CG_IO, [CGR_PIDS] = CG_PIDS,
 	};
 	return bit[r];
+}
+
+int cgroup_set_open_members(const struct cgroup_set *cg, bool threads)
+{
+	if (!cg || !cg->owned)
+		return -1;
+	for (int r = 0; r < CGR_NROLES; r++) {
+		if (!*cg->dir[r])
+			continue;
+		const char *list = !threads ? "cgroup.procs" : r == CGR_V2 ? "cgroup.threads" : "tasks";
+		char path[sizeof(cg->dir[r]) + 16];
+		snprintf(path, sizeof(path), "%s/%s", cg->dir[r], list);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
 }

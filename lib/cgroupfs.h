@@ -72,4 +72,11 @@ struct cgroup_set {
 /* The v1 controller bit a role stands for (CGR_V2: 0). */
 unsigned cgroup_role_controller(enum cgroup_role r);
 
+/* The episode's own cgroup's list of its processes (cgroup.procs), or with
+ * threads of its threads (v2's cgroup.threads, else a v1 tasks), opened
+ * from the first directory that has one; -1 when the set is not the
+ * episode's own (an attached target's cgroup holds more than its tree) or
+ * none opens. */
+int cgroup_set_open_members(const struct cgroup_set *cg, bool threads);
+
 #endif

@@ -15,8 +15,9 @@
  * gone), so a caller that needs only to know that a stat read earlier
  * still holds for a living process can skip reading it again.
  *
- * Descriptors are kept up to a share of RLIMIT_NOFILE's soft limit; past
- * it a file is opened, read and closed each time, as by path. */
+ * Descriptors are kept up to RLIMIT_NOFILE's soft limit less 64 left to
+ * the rest of the process (FD_RESERVE); past it a file is opened, read and
+ * closed each time, as by path. */
 #ifndef IOPSAMPLE_PROCFS_FILES_H
 #define IOPSAMPLE_PROCFS_FILES_H
 

@@ -22,6 +22,7 @@
 #include "cgroupfs.h"
 #include "collector.h"
 #include "jsonl_writer.h"
+#include "procfs_files.h"
 #include "common/block_devices.h"
 
 enum field {
@@ -145,9 +146,8 @@ static int open_in(const struct cgroup_set *set, int role, const char *name)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* Reads the whole file again from offset 0 into its buffer. A cgroup
- * file is a seq_file, which prints from the start for any offset: one read
- * into a buffer larger than the file, grown and read again when it was not. */
+/* Reads the whole file again from offset 0 into its buffer (a cgroup
+ * file is a seq_file: procfs_pread_all reads to its end). */
 static int reread(struct file_state *f)
 {
 	if (f->path) {
@@ -156,28 +156,8 @@ static int reread(struct file_state *f)
 		if ((f->fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
 			return -errno;
 	}
-	size_t len = 0;
-	for (;;) {
-		if (len + 1 >= f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 4096;
-			char *b = realloc(f->buf, cap);
-			if (!b)
-				return -ENOMEM;
-			f->buf = b;
-			f->cap = cap;
-		}
-		ssize_t n = pread(f->fd, f->buf + len, f->cap - 1 - len, (off_t)len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		len += (size_t)n;
-		if (n == 0 || len + 1 < f->cap)
-			break; /* the end: a seq_file fills what it is given */
-	}
-	f->buf[len] = '\0';
-	return 0;
+	ssize_t n = procfs_pread_all(f->fd, &f->buf, &f->cap);
+	return n < 0 ? (int)n : 0;
 }
 
 static bool provider_gives(struct cgroup_src *p, const struct provider *pr)

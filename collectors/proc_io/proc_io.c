@@ -12,7 +12,9 @@
  * children are then found by the walk below. Otherwise (an attached
  * target) a walk from the root through each process's children file. The
  * files of every process are kept open (procfs_files.h) and re-read with
- * pread: a tick costs two reads per process. */
+ * pread: a tick reads each process's io; walking, its stat and children
+ * too; from the cgroup's list, its stat only when its pidfd says it exited
+ * (visit() says why that is enough). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -304,24 +306,6 @@ static int measure(struct proc_io *p, uint64_t delta[IO_NFIELDS], unsigned *npro
 	return pio_tick_commit(&p->tree, p->obs, p->nobs, delta, nprocs);
 }
 
-/* The episode's own cgroup's cgroup.procs (v2's, else a v1 one), or -1.
- * An attached target's cgroup holds more than its tree. */
-static int open_members(const struct cgroup_set *cg)
-{
-	if (!cg || !cg->owned)
-		return -1;
-	for (int r = 0; r < CGR_NROLES; r++) {
-		if (!*cg->dir[r])
-			continue;
-		char path[sizeof(cg->dir[r]) + 16];
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir[r]);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
-}
-
 static int proc_io_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
 			struct errbuf *why)
 {
@@ -375,7 +359,7 @@ static int proc_io_open(const struct source_config *sc, const struct target_info
 		return errbuf_set(why, ENOMEM, "out of memory");
 	pio_tree_init(&p->tree, root, t->keeper != 0);
 	procfs_files_init(&p->files);
-	p->procs_fd = t->keeper ? open_members(t->cgroups) : -1;
+	p->procs_fd = t->keeper ? cgroup_set_open_members(t->cgroups, false) : -1;
 	p->watch = p->procs_fd >= 0;
 	json_object_set_new(manifest, "tree", json_string(p->procs_fd >= 0 ? "cgroup" : "walk"));
 	p->present = io.present;

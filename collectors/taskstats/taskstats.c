@@ -558,24 +558,6 @@ static uint32_t provided(const struct taskstats *p, unsigned version, uint32_t i
 	return m;
 }
 
-/* The episode's own cgroup's list of threads (v2's cgroup.threads, else a
- * v1 tasks), or -1. An attached target's cgroup holds more than its tree. */
-static int open_members(const struct cgroup_set *cg)
-{
-	if (!cg || !cg->owned)
-		return -1;
-	for (int r = 0; r < CGR_NROLES; r++) {
-		if (!*cg->dir[r])
-			continue;
-		char path[sizeof(cg->dir[r]) + 16];
-		snprintf(path, sizeof(path), "%s/%s", cg->dir[r], r == CGR_V2 ? "cgroup.threads" : "tasks");
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
-}
-
 static int ts_open_source(const struct source_config *sc, const struct target_info *t, json_t *row,
 			  json_t *manifest, void **state, struct errbuf *why)
 {
@@ -619,7 +601,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	unsigned version = r == 0 && ts_get(&p->ask, p->root, &self, &unanswered) == 0 ? self.version : 0;
 	/* the cgroup's thread list needs each answer to name its process */
 	if (t->keeper && version >= 12)
-		p->threads_fd = open_members(t->cgroups);
+		p->threads_fd = cgroup_set_open_members(t->cgroups, true);
 
 	/* The baseline: the rows count from here, the target still waiting. */
 	bool lost;
