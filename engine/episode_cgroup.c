@@ -214,6 +214,15 @@ static void forget(struct episode_cgroup *cg, const char *why)
 	json_object_set_new(cg->json, "reason", json_string(why));
 }
 
+/* Moves pid into the cgroup.procs of dir, or of its parent with up. */
+static int move_into(const char *dir, bool up, const char *pid)
+{
+	char file[600];
+	int n = up ? (int)(strrchr(dir, '/') - dir) : (int)strlen(dir);
+	snprintf(file, sizeof(file), "%.*s/cgroup.procs", n, dir);
+	return write_str(file, pid);
+}
+
 int episode_cgroup_enter(struct episode_cgroup *cg, pid_t pid)
 {
 	char num[24];
@@ -221,10 +230,15 @@ int episode_cgroup_enter(struct episode_cgroup *cg, pid_t pid)
 	for (int r = 0; r < CGR_NROLES; r++) {
 		if (!cg->made[r])
 			continue;
-		char file[600];
-		snprintf(file, sizeof(file), "%s/cgroup.procs", cg->set.dir[r]);
-		int e = write_str(file, num);
+		int e = move_into(cg->set.dir[r], false, num);
 		if (e < 0) {
+			/* All or nothing: the target goes back to where it came
+			 * from (iopsample's own cgroups, the new ones' parents) in
+			 * the hierarchies it already entered, so that none of them
+			 * keeps it in a cgroup the episode no longer has. */
+			for (int q = 0; q < r; q++)
+				if (cg->made[q])
+					move_into(cg->set.dir[q], true, num);
 			char why[256];
 			snprintf(why, sizeof(why), "the target could not be moved into %s: %s", cg->set.dir[r],
 				 strerror(-e));

@@ -225,6 +225,28 @@ expect(s["memory_peak"] == "the current value" or "unified" in str(s["read_from"
 PY
 }
 
+# A move that fails part way (here the v1 cpu cgroup refuses a SCHED_FIFO
+# target, its new cgroup having no RT runtime, after the v2 one took it):
+# the target goes back where it came from in every hierarchy, the episode
+# runs without a cgroup, with the reason, and none is left.
+half_move() {
+	cat >"$WORK/cgt-half.yaml" <<EOY
+episode: {name: cgt-half, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "cat /proc/\$\$/cgroup >$WORK/half.cgroups"]}
+sources: {proc_io: {interval: 20ms}}
+EOY
+	chrt -f 1 "$IOPSAMPLE" run "$WORK/cgt-half.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/cgt-half" "$WORK/half.cgroups" <<'PY' || return 1
+from epi import expect
+cg = ep.manifest["cgroup"]
+expect(cg["made"] is False and "could not be moved into" in cg["reason"], "cgroup %s" % cg)
+inside = [l.strip() for l in open(sys.argv[2]) if "iopsample-" in l]
+expect(not inside, "the target ran in the episode's cgroups: %s" % inside)
+PY
+	cgroups_gone "$WORK/episodes/cgt-half" || return 1
+	[ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name 'iopsample-cgt-half-*')" ] || { echo "a cgroup left"; return 1; }
+}
+
 check cgroup_counts_memory_cpu_and_io_as_the_workload_did uses
 check cgroup_pressure_of_more_threads_than_cpus pressure
 check cgroup_counts_a_daemon_that_left_the_tree daemon
@@ -232,3 +254,8 @@ check cgroup_left_by_a_killed_iopsample_is_removed_by_probe stale
 check cgroup_off_makes_the_source_unavailable off
 check cgroup_unavailable_where_none_can_be_made nobody
 check cgroup_of_an_attached_process_is_read_not_made attached
+if [ -e /sys/fs/cgroup/unified/cgroup.procs ] && [ -e /sys/fs/cgroup/cpu/cpu.rt_runtime_us ]; then
+	check cgroup_half_moved_target_goes_back_and_none_is_left half_move
+else
+	skip cgroup_half_moved_target_goes_back_and_none_is_left "needs a v2 hierarchy beside a v1 cpu one with RT group scheduling"
+fi

@@ -44,8 +44,14 @@ expect(pt["yama_ptrace_scope"] == (int(open(yama).read()) if os.path.exists(yama
 # root, as in CI: everything each backend needs works, and auto takes ebpf
 expect(pt == dict(pt, works=True, error=None, permitted=True, seccomp_filter=True, get_syscall_info=True), "ptrace %s" % pt)
 eb = s["syscall_io"]["ebpf"]
+# what this kernel allows each backend: bpf_loop (5.17), and with every
+# family configured, none the ebpf backend cannot see (io_uring from 6.0),
+# io_uring alone under ptrace, each with why
+release = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
 expect(eb == {"works": True, "error": None, "btf": os.path.exists("/sys/kernel/btf/vmlinux"),
-              "host_pid_ns": os.stat("/proc/self/ns/pid").st_ino == 0xEFFFFFFC}, "ebpf %s" % eb)
+              "host_pid_ns": os.stat("/proc/self/ns/pid").st_ino == 0xEFFFFFFC,
+              "bpf_loop": release >= (5, 17), "unseen": {} if release >= (6, 0) else eb["unseen"]}, "ebpf %s" % eb)
+expect(list(pt["unseen"]) == ["io_uring"] and "ptrace" in pt["unseen"]["io_uring"], "ptrace unseen %s" % pt["unseen"])
 expect(s["syscall_io"]["status"] == "ok" and s["syscall_io"]["error"] is None, "syscall_io %s" % s["syscall_io"])
 expect(s["syscall_io"]["backend"] == "ebpf", "backend %s" % s["syscall_io"]["backend"])
 pe = s["perf_event"]
