@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "fdutil.h"
 #include "procfs.h"
+#include "procfs_files.h"
 
 #define PREFIX "iopsample-"
 /* how long a cgroup just emptied may stay busy (its tasks' exit finishing) */
@@ -249,13 +251,51 @@ int episode_cgroup_enter(struct episode_cgroup *cg, pid_t pid)
 	return 0;
 }
 
-bool episode_cgroup_kill(const struct episode_cgroup *cg)
+/* SIGKILLs every process in the cgroup dir: at once by its cgroup.kill (v2,
+ * Linux 5.14: 0), else each that its cgroup.procs lists (their number; a
+ * fork racing the list escapes it: the caller kills again until none is
+ * listed). */
+static int kill_cgroup(const char *dir)
 {
-	if (!cg->made[CGR_V2])
-		return false;
 	char file[600];
-	snprintf(file, sizeof(file), "%s/cgroup.kill", cg->set.dir[CGR_V2]);
-	return write_str(file, "1") == 0;
+	snprintf(file, sizeof(file), "%s/cgroup.kill", dir);
+	if (write_str(file, "1") == 0)
+		return 0;
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	struct pid_list pids = {0};
+	if (procfs_pread_all(fd, &buf, &cap) >= 0)
+		pid_list_parse(buf, &pids);
+	close(fd);
+	free(buf);
+	for (size_t i = 0; i < pids.n; i++)
+		kill(pids.v[i], SIGKILL);
+	int n = (int)pids.n;
+	pid_list_free(&pids);
+	return n;
+}
+
+void episode_cgroup_kill(const struct episode_cgroup *cg)
+{
+	for (int r = 0; r < CGR_NROLES; r++)
+		if (cg->made[r])
+			kill_cgroup(cg->set.dir[r]);
+}
+
+/* rmdir, again while the cgroup just emptied stays busy: 0 or the errno. */
+static int remove_dir(const char *dir)
+{
+	for (int tries = 1;; tries++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || tries == RMDIR_TRIES)
+			return errno;
+		nanosleep(&(struct timespec){0, RMDIR_PAUSE_NS}, NULL);
+	}
 }
 
 json_t *episode_cgroup_remove(struct episode_cgroup *cg)
@@ -264,17 +304,7 @@ json_t *episode_cgroup_remove(struct episode_cgroup *cg)
 	for (int r = 0; r < CGR_NROLES; r++) {
 		if (!cg->made[r])
 			continue;
-		int err = 0;
-		for (int tries = 1;; tries++) {
-			if (rmdir(cg->set.dir[r]) == 0 || errno == ENOENT) {
-				err = 0;
-				break;
-			}
-			err = errno;
-			if (err != EBUSY || tries == RMDIR_TRIES)
-				break;
-			nanosleep(&(struct timespec){0, RMDIR_PAUSE_NS}, NULL);
-		}
+		int err = remove_dir(cg->set.dir[r]);
 		if (err) {
 			if (!warnings)
 				warnings = json_array();
@@ -305,6 +335,28 @@ static pid_t owner_of(const char *name)
 	return *end || pid <= 0 ? 0 : (pid_t)pid;
 }
 
+/* Whether the iopsample that made the cgroup at path (its pid: owner) is
+ * gone: no process has its pid, or a zombie (a container's init may never
+ * reap it), or the one that has it started after the cgroup was made (the
+ * pid was reused). A start time is in clock ticks
+ * since boot; the cgroup's is its directory's wall-clock time, taken back
+ * to the boot's clock. A tick's margin, toward alive. */
+static bool owner_gone(pid_t owner, const char *path)
+{
+	struct proc_stat st;
+	struct stat made;
+	struct timespec wall, boot;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (procfs_read_stat(owner, &st) < 0 || st.state == 'Z' || st.state == 'X')
+		return true;
+	if (stat(path, &made) < 0 || hz <= 0 || clock_gettime(CLOCK_REALTIME, &wall) < 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return false;
+	double booted = (double)wall.tv_sec + wall.tv_nsec / 1e9 - ((double)boot.tv_sec + boot.tv_nsec / 1e9);
+	double made_since_boot = (double)made.st_mtim.tv_sec + made.st_mtim.tv_nsec / 1e9 - booted;
+	return (double)st.starttime / (double)hz > made_since_boot + 1.0 / (double)hz;
+}
+
 json_t *episode_cgroup_sweep(void)
 {
 	json_t *removed = json_array();
@@ -321,12 +373,15 @@ json_t *episode_cgroup_sweep(void)
 		struct dirent *de;
 		while ((de = readdir(d))) {
 			pid_t owner = owner_of(de->d_name);
-			char proc[32], path[900];
-			snprintf(proc, sizeof(proc), "/proc/%d", (int)owner);
-			if (!owner || de->d_type != DT_DIR || access(proc, F_OK) == 0)
-				continue; /* not one of ours, or its iopsample runs */
+			char path[900];
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (rmdir(path) == 0)
+			if (!owner || de->d_type != DT_DIR || !owner_gone(owner, path))
+				continue; /* not one of ours, or its iopsample runs */
+			/* what its tree left running (a keeper killed with
+			 * iopsample): killed, then the cgroup removed once empty */
+			for (int tries = 0; kill_cgroup(path) > 0 && tries < RMDIR_TRIES; tries++)
+				nanosleep(&(struct timespec){0, RMDIR_PAUSE_NS}, NULL);
+			if (remove_dir(path) == 0)
 				json_array_append_new(removed, json_string(path));
 		}
 		closedir(d);

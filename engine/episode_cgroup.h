@@ -41,17 +41,19 @@ void episode_cgroup_attach(struct episode_cgroup *cg, pid_t pid);
 /* Moves pid (the target, waiting at the barrier) into every cgroup made.
  * 0, or -errno after taking them down again and saying why in cg. */
 int episode_cgroup_enter(struct episode_cgroup *cg, pid_t pid);
-/* Kills every process left in the v2 cgroup (cgroup.kill), when the kernel
- * has it; false when it does not. */
-bool episode_cgroup_kill(const struct episode_cgroup *cg);
+/* SIGKILLs every process left in the cgroups made: by cgroup.kill where
+ * v2 has it (Linux 5.14), else each process their cgroup.procs list (a
+ * fork racing that list escapes it: the caller calls again). */
+void episode_cgroup_kill(const struct episode_cgroup *cg);
 /* Removes the cgroups made, once they are empty; what could not be
  * removed is returned as warnings (an array, or NULL). */
 json_t *episode_cgroup_remove(struct episode_cgroup *cg);
 void episode_cgroup_free(struct episode_cgroup *cg);
 
-/* Removes the empty iopsample cgroups, beside where this process's would
- * go, whose iopsample is gone (killed outright). Returns the paths removed
- * (an array). */
+/* Removes the iopsample cgroups, beside where this process's would go,
+ * whose iopsample is gone (killed outright, its keeper with it: no pid of
+ * that start time): what they hold is killed first. Returns the paths
+ * removed (an array). */
 json_t *episode_cgroup_sweep(void);
 
 #endif

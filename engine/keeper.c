@@ -86,21 +86,32 @@ fail:
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
 
-/* iopsample died: take the whole tree down with us. Reading /proc here adds
- * to the keeper's own counters, which no longer matters. */
-static void __attribute__((noreturn)) kill_tree_and_exit(pid_t target)
+/* iopsample died (a SIGKILL of it, or of its whole process group, which
+ * the keeper is not in): take the whole tree down with us, the episode's
+ * cgroups and what they hold included (a daemon that left the tree but
+ * not the cgroup), and remove the cgroups once the last process is
+ * reaped. Reading /proc here adds to the keeper's own counters, which no
+ * longer matters. */
+static void __attribute__((noreturn)) kill_tree_and_exit(pid_t target, const struct episode_cgroup *cg)
 {
 	for (;;) {
 		struct pid_list kids = {0};
 		kill(-target, SIGKILL);
+		if (cg)
+			episode_cgroup_kill(cg);
 		procfs_children(getpid(), 1, &kids);
 		for (size_t i = 0; i < kids.n; i++)
 			kill(kids.v[i], SIGKILL);
 		pid_list_free(&kids);
 		siginfo_t si;
 		if (waitid(P_ALL, 0, &si, WEXITED) < 0 && errno == ECHILD)
-			_exit(1);
+			break;
 	}
+	if (cg) {
+		struct episode_cgroup mine = *cg;
+		json_decref(episode_cgroup_remove(&mine));
+	}
+	_exit(1);
 }
 
 static void __attribute__((noreturn))
@@ -108,6 +119,10 @@ keeper_main(const struct target_spec *t, struct keeper_shared *sh, pid_t supervi
 	    int notify_sig)
 {
 	prctl(PR_SET_NAME, "iops-keeper");
+	/* A session of its own: a harness that SIGKILLs iopsample's process
+	 * group (timeout -s KILL, a CI teardown, a job scheduler) leaves the
+	 * keeper, which sees iopsample die and takes the tree down. */
+	setsid();
 	if (!die_with_parent(SIGTERM, supervisor))
 		_exit(1);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -139,7 +154,7 @@ keeper_main(const struct target_spec *t, struct keeper_shared *sh, pid_t supervi
 		if (sigwaitinfo(&wait_for, &si) < 0)
 			continue;
 		if (si.si_signo == SIGTERM)
-			kill_tree_and_exit(target);
+			kill_tree_and_exit(target, t->cgroup);
 		for (;;) {
 			siginfo_t ci = {0};
 			if (waitid(P_ALL, 0, &ci, WEXITED | WNOHANG) < 0) {

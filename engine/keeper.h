@@ -24,6 +24,7 @@
 
 #include "collector.h"
 #include "config.h"
+#include "episode_cgroup.h"
 #include "log.h"
 
 enum keeper_event {
@@ -55,6 +56,9 @@ struct target_spec {
 	int stdin_fd, stdout_fd, stderr_fd; /* -1: inherit */
 	const struct source_config *sources; /* their before_exec hooks */
 	size_t nsources;
+	/* The episode's cgroups: killed and removed by the keeper when
+	 * iopsample dies before the tree (NULL: none). */
+	const struct episode_cgroup *cgroup;
 };
 
 struct keeper {

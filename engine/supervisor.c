@@ -148,11 +148,13 @@ static void target_exited(struct supervisor *s)
 
 /* The keeper ended before the target: something killed it. The target died
  * with it (its parent-death signal); descendants in its process group are
- * killed here, those outside it are init's now and out of reach. */
+ * killed here, and what else the episode's cgroups hold; those outside
+ * both are init's now and out of reach. */
 static void keeper_died(struct supervisor *s, const siginfo_t *si)
 {
 	char sig[32], why[128];
 	kill(-s->keeper.target, SIGKILL);
+	episode_cgroup_kill(&s->cgroup);
 	s->keeper_failed = true;
 	if (si->si_code == CLD_EXITED)
 		snprintf(why, sizeof(why), "the keeper process exited with status %d before the target",
@@ -375,7 +377,8 @@ static int start_target(struct supervisor *s, struct errbuf *e)
 				.cwd = cfg->target.cwd,
 				.env = &cfg->target.env,
 				.sources = cfg->sources,
-				.nsources = cfg->nsources};
+				.nsources = cfg->nsources,
+				.cgroup = &s->cgroup};
 	int r;
 
 	/* The target runs in its own process group, where reading the terminal

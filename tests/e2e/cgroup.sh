@@ -126,34 +126,71 @@ PY
 	cgroups_gone "$WORK/episodes/cgt-daemon"
 }
 
-# iopsample SIGKILLed mid-episode: its keeper takes the tree down, the
-# cgroups stay, empty; the next probe removes them.
-stale() {
-	cat >"$WORK/cgt-stale.yaml" <<EOY
-episode: {name: cgt-stale, output_dir: $WORK/episodes}
-target: {command: [$IOWORK, --sleep-ms, "30000", --tag, $TAG]}
+# A target whose tree has a daemon that left it (its own session, adopted
+# by the keeper) but not the episode's cgroup; every process tagged.
+daemon_target() { # name
+	cat >"$WORK/$1.yaml" <<EOY
+episode: {name: $1, output_dir: $WORK/episodes}
+target:
+  command: [sh, -c, "setsid bash -c 'exec -a daemon-$TAG sleep 300' & exec $IOWORK --sleep-ms 30000 --tag $TAG"]
 sources: {cgroup: {interval: 50ms}}
 EOY
-	"$IOPSAMPLE" run "$WORK/cgt-stale.yaml" --quiet &
-	local pid=$! paths
-	wait_until 5 grep -q '"status": "running"' "$WORK/episodes/cgt-stale/manifest.json" 2>/dev/null ||
-		{ echo "the episode did not start"; return 1; }
-	wait_until 5 grep -q iopsample-cgt-stale "$WORK/episodes/cgt-stale/manifest.json" ||
-		{ echo "no cgroup in the manifest"; return 1; }
-	paths=$("$PY" -c 'import json, sys; print(" ".join(c["path"] for c in json.load(open(sys.argv[1]))["cgroup"]["cgroups"]))' \
-		"$WORK/episodes/cgt-stale/manifest.json")
-	kill -KILL $pid
-	wait $pid
-	wait_untagged 5 || { echo "the target outlived iopsample"; return 1; }
+}
+
+# Starts the episode in a process group of its own, and prints the
+# cgroups it made once the daemon runs.
+start_daemon_episode() { # name
+	# (its output to a file: a command substitution would wait for it)
+	setsid "$IOPSAMPLE" run "$WORK/$1.yaml" --quiet >"$WORK/$1.out" 2>&1 &
+	wait_until 5 grep -q "iopsample-$1" "$WORK/episodes/$1/manifest.json" 2>/dev/null ||
+		{ echo "no cgroup in the manifest" >&2; return 1; }
+	wait_until 5 pgrep -f "daemon-$TAG" >/dev/null || { echo "no daemon" >&2; return 1; }
+	"$PY" -c 'import json, sys; print(" ".join(c["path"] for c in json.load(open(sys.argv[1]))["cgroup"]["cgroups"]))' \
+		"$WORK/episodes/$1/manifest.json"
+}
+
+cgroups_gone_by_path() { # PATH...
+	local p
+	for p in "$@"; do [ ! -d "$p" ] || return 1; done
+}
+
+# A harness SIGKILLs iopsample's process group (timeout -s KILL, a CI
+# teardown): the keeper, in a session of its own, sees it die, kills the
+# tree and what its cgroups hold (the daemon that left the tree), and
+# removes them, within 2 s.
+group_kill() {
+	daemon_target cgt-group
+	local paths sup
+	paths=$(start_daemon_episode cgt-group) || return 1
+	sup=$(pgrep -o -f "run $WORK/cgt-group.yaml")
+	kill -KILL -- "-$(ps -o pgid= -p "$sup" | tr -d ' ')"
+	wait_untagged 2 || { echo "left running after 2 s: $(tagged)"; return 1; }
+	wait_until 2 cgroups_gone_by_path $paths || { echo "cgroups left after 2 s: $paths"; return 1; }
+	echo "a group SIGKILL: the target, the daemon and $(wc -w <<<"$paths") cgroups gone"
+}
+
+# iopsample and its keeper SIGKILLed at once: the daemon stays in the
+# cgroups; the next probe sees their iopsample gone (no process of that
+# pid and start time), kills what they hold and removes them.
+stale() {
+	daemon_target cgt-stale
+	local paths sup keeper
+	paths=$(start_daemon_episode cgt-stale) || return 1
+	sup=$(pgrep -o -f "run $WORK/cgt-stale.yaml")
+	keeper=$(pgrep -P "$sup" -x iops-keeper)
+	[ -n "$keeper" ] || { echo "no keeper"; return 1; }
+	kill -KILL "$sup" "$keeper"
+	wait_until 2 pgrep -f "daemon-$TAG" >/dev/null || { echo "the daemon went with them: nothing to test"; return 1; }
 	local p
 	for p in $paths; do [ -d "$p" ] || { echo "$p went with iopsample: nothing to test"; return 1; }; done
 	"$IOPSAMPLE" probe >"$WORK/probe.json" || { echo "probe: exit $?"; return 1; }
-	for p in $paths; do [ ! -d "$p" ] || { echo "$p left after probe"; return 1; }; done
+	cgroups_gone_by_path $paths || { echo "left after probe: $paths"; return 1; }
+	wait_untagged 2 || { echo "the daemon outlived the sweep"; return 1; }
 	"$PY" - "$WORK/probe.json" $paths <<'PY'
 import json, sys
 removed = json.load(open(sys.argv[1]))["cgroups"]["removed_stale"]
 assert sorted(removed) == sorted(sys.argv[2:]), (removed, sys.argv[2:])
-print("probe removed %d stale cgroups" % len(removed))
+print("probe killed the daemon and removed %d stale cgroups" % len(removed))
 PY
 }
 
@@ -250,7 +287,8 @@ PY
 check cgroup_counts_memory_cpu_and_io_as_the_workload_did uses
 check cgroup_pressure_of_more_threads_than_cpus pressure
 check cgroup_counts_a_daemon_that_left_the_tree daemon
-check cgroup_left_by_a_killed_iopsample_is_removed_by_probe stale
+check cgroup_and_daemon_gone_after_a_group_sigkill group_kill
+check cgroup_left_by_a_killed_iopsample_and_keeper_is_killed_and_removed_by_probe stale
 check cgroup_off_makes_the_source_unavailable off
 check cgroup_unavailable_where_none_can_be_made nobody
 check cgroup_of_an_attached_process_is_read_not_made attached
