@@ -53,12 +53,16 @@ static unsigned v2_controllers_of(const char *dir)
 }
 
 /* Gives the children of this process's v2 cgroup the controllers the
- * episode reads that it has; what cannot be given goes to missing. */
-static void enable_v2(const struct cgroupfs_hierarchy *h, json_t *missing, json_t *enabled)
+ * episode reads that it has; what cannot be given goes to missing, what
+ * was given to cg->enabled_v2, to be taken back at the end. */
+static void enable_v2(struct episode_cgroup *cg, const struct cgroupfs_hierarchy *h, json_t *missing,
+		      json_t *enabled)
 {
-	char file[600], on[256] = "";
-	if (cgroupfs_path(h, "cgroup.subtree_control", file, sizeof(file)) < 0)
+	char *file = cg->subtree_control, on[256] = "";
+	if (cgroupfs_path(h, "cgroup.subtree_control", file, sizeof(cg->subtree_control)) < 0) {
+		*file = '\0';
 		return;
+	}
 	procfs_read(file, on, sizeof(on));
 	unsigned have = cgroupfs_controllers(on, 2);
 	for (unsigned b = CG_CPU; b <= CG_PIDS; b <<= 1) {
@@ -75,6 +79,7 @@ static void enable_v2(const struct cgroupfs_hierarchy *h, json_t *missing, json_
 		snprintf(plus, sizeof(plus), "+%s", n);
 		int r = write_str(file, plus);
 		if (r == 0) {
+			cg->enabled_v2 |= b;
 			json_array_append_new(enabled, json_string(n));
 		} else if (r == -EBUSY) {
 			json_object_set_new(missing, n,
@@ -115,7 +120,7 @@ void episode_cgroup_make(struct episode_cgroup *cg, const char *episode, bool of
 	}
 	const struct cgroupfs_hierarchy *v2 = cgroupfs_v2(&fs);
 	if (v2) {
-		enable_v2(v2, missing, enabled);
+		enable_v2(cg, v2, missing, enabled);
 		char *path = cg->set.dir[CGR_V2];
 		if (cgroupfs_path(v2, name, path, sizeof(cg->set.dir[CGR_V2])) == 0 && mkdir(path, 0755) == 0) {
 			cg->made[CGR_V2] = true;
@@ -298,6 +303,46 @@ static int remove_dir(const char *dir)
 	}
 }
 
+/* Whether the directory holding subtree_control has an iopsample cgroup:
+ * another episode's, which may read what the controllers give. */
+static bool episodes_beside(const char *subtree_control)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(subtree_control, '/') - subtree_control),
+		 subtree_control);
+	DIR *d = opendir(dir);
+	bool found = false;
+	struct dirent *de;
+	while (d && !found && (de = readdir(d)))
+		found = de->d_type == DT_DIR && !strncmp(de->d_name, PREFIX, strlen(PREFIX));
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Turns off the v2 controllers the episode enabled in its parent, where no
+ * episode's cgroup is left there; a warning for each that will not go. */
+static void give_back_controllers(struct episode_cgroup *cg, json_t **warnings)
+{
+	if (!cg->enabled_v2 || episodes_beside(cg->subtree_control))
+		return;
+	for (unsigned b = CG_CPU; b <= CG_PIDS; b <<= 1) {
+		const char *n = cgroupfs_controller_name(b, 2);
+		if (!(cg->enabled_v2 & b) || !n)
+			continue;
+		char minus[32];
+		snprintf(minus, sizeof(minus), "-%s", n);
+		int r = write_str(cg->subtree_control, minus);
+		if (r < 0) {
+			if (!*warnings)
+				*warnings = json_array();
+			json_array_append_new(*warnings, json_sprintf("%s: %s could not be turned off again: %s",
+								       cg->subtree_control, n, strerror(-r)));
+		}
+	}
+	cg->enabled_v2 = 0;
+}
+
 json_t *episode_cgroup_remove(struct episode_cgroup *cg)
 {
 	json_t *warnings = NULL;
@@ -315,6 +360,7 @@ json_t *episode_cgroup_remove(struct episode_cgroup *cg)
 		}
 		cg->made[r] = false;
 	}
+	give_back_controllers(cg, &warnings);
 	return warnings;
 }
 

@@ -29,6 +29,12 @@
 struct episode_cgroup {
 	struct cgroup_set set;
 	bool made[CGR_NROLES]; /* directories made here, to remove */
+	/* v2 controllers this episode enabled for the children of the cgroup
+	 * iopsample runs in, and that cgroup's cgroup.subtree_control: turned
+	 * off again with the cgroups' removal, unless another episode's
+	 * cgroup is there */
+	unsigned enabled_v2;
+	char subtree_control[600];
 	json_t *json;          /* the manifest's "cgroup" */
 };
 
@@ -45,8 +51,10 @@ int episode_cgroup_enter(struct episode_cgroup *cg, pid_t pid);
  * v2 has it (Linux 5.14), else each process their cgroup.procs list (a
  * fork racing that list escapes it: the caller calls again). */
 void episode_cgroup_kill(const struct episode_cgroup *cg);
-/* Removes the cgroups made, once they are empty; what could not be
- * removed is returned as warnings (an array, or NULL). */
+/* Removes the cgroups made, once they are empty, and turns off the v2
+ * controllers the episode enabled in its parent where no other episode's
+ * cgroup is left beside; what could not be removed or turned off is
+ * returned as warnings (an array, or NULL). */
 json_t *episode_cgroup_remove(struct episode_cgroup *cg);
 void episode_cgroup_free(struct episode_cgroup *cg);
 

@@ -45,7 +45,8 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 	if ! check "${line}_boots" boot "$@"; then
 		continue
 	fi
-	for what in probe direct sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring nulls; do
+	for what in probe direct sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
+		controllers nulls; do
 		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what"
 	done
 done

@@ -5,7 +5,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, nulls. Prints what it compared, or exits
+fio-io_uring, controllers, nulls. Prints what it compared, or exits
 non-zero with what differs.
 
 What each kernel must allow is this file's MINIMUM (docs/data-model.md's
@@ -158,6 +158,18 @@ def check_fio(engine):
     return said
 
 
+def check_controllers():
+    """The v2 controllers each episode enabled for its cgroup's parent (the
+    guest's root) are off again after it: subtree_control as it was."""
+    ep = episode("direct")
+    before, after = (open(os.path.join(out, "subtree." + w)).read().split() for w in ("before", "after"))
+    expect(before == after, "subtree_control %s before the episodes, %s after" % (before, after))
+    enabled = ep.manifest["cgroup"]["enabled_in_parent"]
+    expect(enabled, "the episode enabled no controller: nothing was checked (%s)" % ep.manifest["cgroup"])
+    return "enabled %s for the episode's cgroup, given back: subtree_control %s as before" % (
+        enabled, before or "empty")
+
+
 def null_paths(row, prefix=""):
     for k, v in row.items():
         if v is None:
@@ -204,5 +216,6 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "sysio-ptrace": lambda: check_workload("sysio", "ptrace"),
           "netio-ebpf": lambda: check_workload("netio", "ebpf"),
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
-          "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring")}
+          "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
+          "controllers": check_controllers}
 print(checks[what]())
