@@ -27,7 +27,8 @@ boot() {
 	# One host thread for both vCPUs: with a thread each, TCG lets a vCPU
 	# run code the other has just patched (a static key flipped as a
 	# tracepoint is attached), and the guest oopses on a stale int3 in
-	# syscall_exit_to_user_mode_prepare (seen here on 6.12, 1 boot in 20).
+	# syscall_exit_to_user_mode_prepare (seen here on 6.12 in 2 of the
+	# first 5 boots; in none of 20 with one thread).
 	timeout 600 qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 -nographic -no-reboot -nic none \
 		-kernel "$kdir"/boot/vmlinuz-* -initrd "$img.cpio.gz" -append "console=ttyS0 quiet panic=-1" \
 		-drive "file=$img.disk,format=raw,if=virtio" -drive "file=$img.out,format=raw,if=virtio" \
