@@ -221,12 +221,17 @@ static void forget(struct episode_cgroup *cg, const char *why)
 	json_object_set_new(cg->json, "reason", json_string(why));
 }
 
+/* The length of path's directory part: path up to its last '/'. */
+static int dir_len(const char *path)
+{
+	return (int)(strrchr(path, '/') - path);
+}
+
 /* Moves pid into the cgroup.procs of dir, or of its parent with up. */
 static int move_into(const char *dir, bool up, const char *pid)
 {
 	char file[600];
-	int n = up ? (int)(strrchr(dir, '/') - dir) : (int)strlen(dir);
-	snprintf(file, sizeof(file), "%.*s/cgroup.procs", n, dir);
+	snprintf(file, sizeof(file), "%.*s/cgroup.procs", up ? dir_len(dir) : (int)strlen(dir), dir);
 	return write_str(file, pid);
 }
 
@@ -308,8 +313,7 @@ static int remove_dir(const char *dir)
 static bool episodes_beside(const char *subtree_control)
 {
 	char dir[600];
-	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(subtree_control, '/') - subtree_control),
-		 subtree_control);
+	snprintf(dir, sizeof(dir), "%.*s", dir_len(subtree_control), subtree_control);
 	DIR *d = opendir(dir);
 	bool found = false;
 	struct dirent *de;
@@ -384,9 +388,9 @@ static pid_t owner_of(const char *name)
 /* Whether the iopsample that made the cgroup at path (its pid: owner) is
  * gone: no process has its pid, or a zombie (a container's init may never
  * reap it), or the one that has it started after the cgroup was made (the
- * pid was reused). A start time is in clock ticks
- * since boot; the cgroup's is its directory's wall-clock time, taken back
- * to the boot's clock. A tick's margin, toward alive. */
+ * pid was reused). A start time is in clock ticks since boot; the
+ * cgroup's is its directory's wall-clock time, taken back to the boot's
+ * clock. A tick's margin, toward alive. */
 static bool owner_gone(pid_t owner, const char *path)
 {
 	struct proc_stat st;

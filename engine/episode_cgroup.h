@@ -13,10 +13,10 @@
  * When the episode ends, what is left in it is stopped with the tree
  * (cgroup.kill, where v2 has it, at the SIGKILL), and once the keeper has
  * reaped everything the cgroups are removed. If iopsample itself is
- * SIGKILLed, the next `iopsample run` or `iopsample probe` removes those
- * of its cgroups that are empty by then (episode_cgroup_sweep; one that
- * still holds a process stays, issue 35). An attached target (target.pid)
- * is moved nowhere: the source reads the cgroups it is in. */
+ * SIGKILLed, its keeper does the same (keeper.c); if the keeper was killed
+ * too, the next `iopsample run` or `iopsample probe` kills what those
+ * cgroups hold and removes them (episode_cgroup_sweep). An attached target
+ * (target.pid) is moved nowhere: the source reads the cgroups it is in. */
 #ifndef IOPSAMPLE_EPISODE_CGROUP_H
 #define IOPSAMPLE_EPISODE_CGROUP_H
 

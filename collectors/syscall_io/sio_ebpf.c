@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "common/ebpf/ebpf.h"
 #include "fdutil.h"
+#include "kernel_version.h"
 #include "common/ebpf/ebpf_slots.h"
 #include "common/ebpf/ebpf_tree.h"
 #include "sio_backend.h"
@@ -35,9 +35,7 @@ struct sio_ebpf {
  * tracepoint up would parse the kernel's whole BTF once more (20 ms). */
 static const char *uring_unseen(void)
 {
-	struct utsname u;
-	unsigned major = 0, minor = 0;
-	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 && major < 6)
+	if (kernel_older_than(6, 0))
 		return "the kernel's io_uring_complete tracepoint gives no request before Linux 6.0";
 	if (syscall(__NR_io_uring_setup, 0, NULL) < 0 && errno == ENOSYS)
 		return "the kernel has no io_uring (built without CONFIG_IO_URING)";

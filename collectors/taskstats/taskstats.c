@@ -28,8 +28,8 @@
  * forked while it is off never gets delay records. The prepare hook
  * switches it on, through host_settings, before the target's first process is
  * forked (before 5.14 there is no such sysctl, and delays count from boot
- * unless the kernel was booted with nodelayacct); where it cannot, the delay fields that need it are null with the
- * reason in the manifest. cpu_delay_* come from the scheduler's own
+ * unless the kernel was booted with nodelayacct); where it cannot, the
+ * delay fields that need it are null with the reason in the manifest. cpu_delay_* come from the scheduler's own
  * run-queue accounting (what /proc/PID/schedstat shows), which the kernel
  * keeps whatever the sysctl says, so they always count. */
 #define _GNU_SOURCE
@@ -41,13 +41,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "collector.h"
 #include "host_settings.h"
 #include "jsonl_writer.h"
+#include "kernel_version.h"
 #include "pidmap.h"
 #include "procfs.h"
 #include "procfs_files.h"
@@ -492,11 +492,8 @@ static int ts_probe(struct source_config *sc, const struct target_info *t, json_
  * delays at all. Whether the delays count, with why_off when not. */
 static bool delayacct_without_sysctl(char *why_off, size_t cap)
 {
-	struct utsname u;
-	unsigned major = 0, minor = 0;
 	char cmdline[4096] = "";
-	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
-	    (major > 5 || (major == 5 && minor >= 14))) {
+	if (!kernel_older_than(5, 14)) {
 		snprintf(why_off, cap, "the kernel accounts no delays (no " DELAYACCT ": CONFIG_TASK_DELAY_ACCT)");
 		return false;
 	}

@@ -10,6 +10,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "kernel_version.h"
+
 /* include/linux/proc_ns.h: the inode of the initial pid namespace */
 #define PROC_PID_INIT_INO 0xEFFFFFFCu
 
@@ -86,10 +88,7 @@ int ebpf_need_helper(json_t *facts, const char *name, enum bpf_func_id id, const
 int ebpf_older_than(struct errbuf *why, unsigned major, unsigned minor, int err)
 {
 	struct utsname u;
-	unsigned have_major = 0, have_minor = 0;
-	if (ebpf_refused(why) || uname(&u) < 0 ||
-	    sscanf(u.release, "%u.%u", &have_major, &have_minor) != 2 ||
-	    have_major > major || (have_major == major && have_minor >= minor))
+	if (ebpf_refused(why) || !kernel_older_than(major, minor) || uname(&u) < 0)
 		return err;
 	char refusal[sizeof(why->msg)];
 	snprintf(refusal, sizeof(refusal), "%s", why->msg);
