@@ -257,6 +257,8 @@ static const char *failure(const json_t *m)
 	const char *status = json_string_value(json_object_get(m, "status"));
 	if (!strcmp(status, "running"))
 		return "iopsample did not finish it (killed?)";
+	if (!strcmp(status, "killed"))
+		return "iopsample was killed mid-episode";
 	const char *why = json_string_value(json_object_get(json_object_get(m, "target"), "error"));
 	const char *name;
 	const json_t *src;

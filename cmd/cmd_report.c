@@ -83,7 +83,7 @@ struct rp_source {
 	const json_t *entry; /* the manifest's sources.<name> */
 	const struct jschema_set *schemas;
 	int dirfd;
-	bool incomplete; /* its episode is running or failed: its file may be cut */
+	bool incomplete; /* its episode is running, killed or failed: its file may be cut */
 	pthread_t thread;
 	bool running;
 	/* what read_source made */

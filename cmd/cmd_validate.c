@@ -202,7 +202,7 @@ static void check_rows(struct checker *k, int dirfd, const char *name, const jso
 	else if (r.damage[0] && !(r.between_rows && has_status(src, "failed")))
 		say(k, "%s", r.damage); /* a failed source's zstd frame may stop between rows */
 	k->row = 0;
-	bool ended = !has_status(manifest, "running");
+	bool ended = !has_status(manifest, "running") && !has_status(manifest, "killed");
 	json_int_t rows = json_integer_value(json_object_get(src, "rows"));
 	if (ended && (json_int_t)r.rows != rows)
 		say(k, "%llu rows, the manifest says %lld", (unsigned long long)r.rows, (long long)rows);
@@ -306,6 +306,9 @@ static void check_episode(struct checker *k, const char *dir)
 		if (has_status(m, "running"))
 			say(k, "status is running: the episode did not end (iopsample was killed, "
 			       "or is still running)");
+		else if (has_status(m, "killed"))
+			say(k, "status is killed: iopsample was killed mid-episode (its keeper "
+			       "stopped the tree); the rows end where the samplers were killed");
 		if (json_is_object(json_object_get(m, "sources")))
 			check_sources(k, dirfd, m);
 	}

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fdutil.h"
 
 static int mkdir_parents(char *path)
@@ -171,6 +172,47 @@ void episode_close(struct episode *ep)
 	if (ep->dirfd >= 0)
 		close(ep->dirfd);
 	ep->dirfd = -1;
+}
+
+int episode_mark_killed(int dirfd)
+{
+	int fd = openat(dirfd, "manifest.json", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	json_t *m = json_loadfd(fd, 0, NULL);
+	close(fd);
+	const char *status = json_string_value(json_object_get(m, "status"));
+	if (!status || strcmp(status, "running")) {
+		json_decref(m);
+		return -EINVAL;
+	}
+	json_t *warnings = json_object_get(m, "warnings");
+	if (!json_is_array(warnings))
+		json_object_set_new(m, "warnings", warnings = json_array());
+	json_object_set_new(m, "status", json_string("killed"));
+	json_object_set_new(m, "t_wall_end_ns", json_integer(clock_wall_ns()));
+	json_array_append_new(warnings,
+			      json_string("iopsample was killed before the episode ended: its keeper "
+					  "killed the target's tree and what the episode's cgroups held, "
+					  "and removed them; the sources' files end where their samplers "
+					  "were killed"));
+	char *text = json_dumps(m, JSON_INDENT(2));
+	json_decref(m);
+	if (!text)
+		return -ENOMEM;
+	int r = 0;
+	fd = openat(dirfd, manifest_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0 ||
+	    fsync(fd) < 0 || renameat(dirfd, manifest_tmp, dirfd, "manifest.json") < 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		unlinkat(dirfd, manifest_tmp, 0);
+	else
+		fsync(dirfd);
+	free(text);
+	return r;
 }
 
 const char *episode_status_name(enum episode_status s)

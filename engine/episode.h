@@ -90,6 +90,13 @@ void episode_warn(struct episode *ep, const char *fmt, ...) __attribute__((forma
 
 /* The words the manifest uses: "complete", "unavailable", ... */
 const char *episode_status_name(enum episode_status s);
+
+/* For the keeper, once iopsample died mid-episode (a SIGKILL) and the tree
+ * and the episode's cgroups are gone: the manifest in dirfd, if it still
+ * says running, becomes "killed", with t_wall_end_ns and a warning saying
+ * what the keeper did. 0, or a negative errno (the manifest left as it
+ * was). */
+int episode_mark_killed(int dirfd);
 const char *source_status_name(enum source_status s);
 
 #endif

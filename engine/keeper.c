@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "episode.h"
 #include "fdutil.h"
 #include "procfs.h"
 
@@ -87,13 +88,16 @@ fail:
 }
 
 /* iopsample died (a SIGKILL of it, or of its whole process group, which
- * the keeper is not in): take the whole tree down with us, the episode's
- * cgroups and what they hold included (a daemon that left the tree but
- * not the cgroup), and remove the cgroups once the last process is
- * reaped. Reading /proc here adds to the keeper's own counters, which no
- * longer matters. */
-static void __attribute__((noreturn)) kill_tree_and_exit(pid_t target, const struct episode_cgroup *cg)
+ * the keeper is not in), or gave up at the start: take the whole tree down
+ * with us, the episode's cgroups and what they hold included (a daemon
+ * that left the tree but not the cgroup), and remove the cgroups once the
+ * last process is reaped. Where iopsample died, the manifest it left
+ * running says killed. Reading /proc here adds to the keeper's own
+ * counters, which no longer matters. */
+static void __attribute__((noreturn))
+kill_tree_and_exit(pid_t target, const struct target_spec *t, pid_t supervisor)
 {
+	const struct episode_cgroup *cg = t->cgroup;
 	for (;;) {
 		struct pid_list kids = {0};
 		kill(-target, SIGKILL);
@@ -111,6 +115,8 @@ static void __attribute__((noreturn)) kill_tree_and_exit(pid_t target, const str
 		struct episode_cgroup mine = *cg;
 		json_decref(episode_cgroup_remove(&mine));
 	}
+	if (t->episode_dirfd >= 0 && getppid() != supervisor)
+		episode_mark_killed(t->episode_dirfd);
 	_exit(1);
 }
 
@@ -154,7 +160,7 @@ keeper_main(const struct target_spec *t, struct keeper_shared *sh, pid_t supervi
 		if (sigwaitinfo(&wait_for, &si) < 0)
 			continue;
 		if (si.si_signo == SIGTERM)
-			kill_tree_and_exit(target, t->cgroup);
+			kill_tree_and_exit(target, t, supervisor);
 		for (;;) {
 			siginfo_t ci = {0};
 			if (waitid(P_ALL, 0, &ci, WEXITED | WNOHANG) < 0) {
@@ -202,13 +208,14 @@ int keeper_start(struct keeper *k, const struct target_spec *t, int notify_sig, 
 		return errbuf_set(e, err, "fork: %s", strerror(err));
 	}
 	if (k->pid == 0) {
-		int keep[] = {barrier[0], t->stdin_fd, t->stdout_fd, t->stderr_fd};
-		if (fd_keep_only(keep, 4) < 0)
+		int keep[] = {barrier[0], t->stdin_fd, t->stdout_fd, t->stderr_fd, t->episode_dirfd};
+		if (fd_keep_only(keep, 5) < 0)
 			_exit(1);
 		struct target_spec moved = *t;
 		moved.stdin_fd = keep[1];
 		moved.stdout_fd = keep[2];
 		moved.stderr_fd = keep[3];
+		moved.episode_dirfd = keep[4];
 		keeper_main(&moved, k->shared, supervisor, keep[0], notify_sig);
 	}
 	close(barrier[0]);

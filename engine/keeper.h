@@ -59,6 +59,9 @@ struct target_spec {
 	/* The episode's cgroups: killed and removed by the keeper when
 	 * iopsample dies before the tree (NULL: none). */
 	const struct episode_cgroup *cgroup;
+	/* The episode's directory, whose manifest the keeper marks killed
+	 * when iopsample dies before the tree (-1: none). */
+	int episode_dirfd;
 };
 
 struct keeper {

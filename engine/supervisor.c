@@ -378,7 +378,8 @@ static int start_target(struct supervisor *s, struct errbuf *e)
 				.env = &cfg->target.env,
 				.sources = cfg->sources,
 				.nsources = cfg->nsources,
-				.cgroup = &s->cgroup};
+				.cgroup = &s->cgroup,
+				.episode_dirfd = s->ep.dirfd};
 	int r;
 
 	/* The target runs in its own process group, where reading the terminal

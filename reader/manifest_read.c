@@ -82,7 +82,8 @@ int manifest_load(const char *dir, const struct jschema_set *schemas, int *dirfd
 bool manifest_incomplete(const json_t *m)
 {
 	const char *status = json_string_value(json_object_get(m, "status"));
-	return status && (!strcmp(status, "running") || !strcmp(status, "failed"));
+	return status && (!strcmp(status, "running") || !strcmp(status, "failed") ||
+			  !strcmp(status, "killed"));
 }
 
 int manifest_sources(const char *dir, const json_t *m, const struct jschema_set *schemas,

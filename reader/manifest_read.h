@@ -19,8 +19,8 @@ int manifest_read(int dirfd, size_t flags, json_t **out, json_error_t *je);
  * (-1): 66 when dir cannot be opened or has no manifest to read (not an
  * episode), 65 when the manifest is not JSON or not what the schema says. */
 int manifest_load(const char *dir, const struct jschema_set *schemas, int *dirfd, json_t **out);
-/* Its status is running (iopsample was killed) or failed: the episode's
- * files may end inside a row. */
+/* Its status is running or killed (iopsample was killed) or failed: the
+ * episode's files may end inside a row. */
 bool manifest_incomplete(const json_t *m);
 
 /* A source the manifest lists. */

@@ -173,6 +173,7 @@
     const sec = el("div", { class: "header" });
     if (m.status !== "complete") {
       const why = m.status === "running" ? "iopsample did not finish it (killed?): the rows stop where it was cut"
+        : m.status === "killed" ? "iopsample was killed mid-episode (its keeper stopped the tree): the rows stop where it was cut"
         : m.status === "interrupted" ? "it was stopped before its target ended (" + (tg.stop_reason || "a signal") + ")"
         : "it failed: " + (tg.error || Object.values(m.sources || {}).map((s) => s.error).filter(Boolean).join("; ") || "see its manifest");
       sec.appendChild(el("p", { class: "banner" }, "This episode is " + m.status + ": " + why));

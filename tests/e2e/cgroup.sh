@@ -157,16 +157,22 @@ cgroups_gone_by_path() { # PATH...
 # A harness SIGKILLs iopsample's process group (timeout -s KILL, a CI
 # teardown): the keeper, in a session of its own, sees it die, kills the
 # tree and what its cgroups hold (the daemon that left the tree), and
-# removes them, within 2 s.
+# removes them, within 2 s; then the manifest says killed, and validate
+# says what that means.
+says_killed() { grep -q '"status": "killed"' "$1"; }
 group_kill() {
 	daemon_target cgt-group
-	local paths sup
+	local paths sup out
 	paths=$(start_daemon_episode cgt-group) || return 1
 	sup=$(pgrep -o -f "run $WORK/cgt-group.yaml")
 	kill -KILL -- "-$(ps -o pgid= -p "$sup" | tr -d ' ')"
 	wait_untagged 2 || { echo "left running after 2 s: $(tagged)"; return 1; }
 	wait_until 2 cgroups_gone_by_path $paths || { echo "cgroups left after 2 s: $paths"; return 1; }
-	echo "a group SIGKILL: the target, the daemon and $(wc -w <<<"$paths") cgroups gone"
+	wait_until 2 says_killed "$WORK/episodes/cgt-group/manifest.json" ||
+		{ echo "the manifest does not say killed: $(grep '"status"' "$WORK/episodes/cgt-group/manifest.json" | head -1)"; return 1; }
+	out=$("$IOPSAMPLE" validate "$WORK/episodes/cgt-group" 2>&1) && { echo "validate passed a killed episode"; return 1; }
+	grep -q "manifest.json: status is killed: iopsample was killed mid-episode" <<<"$out" || { echo "validate: $out"; return 1; }
+	echo "a group SIGKILL: the target, the daemon and $(wc -w <<<"$paths") cgroups gone; the manifest says killed"
 }
 
 # iopsample and its keeper SIGKILLed at once: the daemon stays in the

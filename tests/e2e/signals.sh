@@ -80,7 +80,10 @@ sigkill() {
 	wait_until 2 no_helpers || { echo "helpers left running"; return 1; }
 	episode_py "$WORK/episodes/killed" <<'PY'
 from epi import expect
-expect(ep.manifest["status"] == "running", "status %s" % ep.manifest["status"])
+# the keeper, which outlives iopsample, says what happened
+expect(ep.manifest["status"] == "killed", "status %s" % ep.manifest["status"])
+expect(any(w.startswith("iopsample was killed before the episode ended") for w in ep.manifest["warnings"]), "warnings %s" % ep.manifest["warnings"])
+expect(ep.manifest["t_wall_end_ns"] > ep.manifest["t_wall_start_ns"], "t_wall_end_ns")
 for n in ("proc_io", "syscall_io", "perf_event"):
     expect(len(ep.rows[n]) >= 5, n + ": rows lost")
 PY

@@ -79,7 +79,7 @@ import json, os, subprocess, sys
 from epi import expect, schema_validator
 d, before = sys.argv[1], [int(n) for n in sys.argv[2:]]
 m = json.load(open(d + "/manifest.json"))
-expect(m["status"] == "running", "manifest status " + m["status"])
+expect(m["status"] == "killed", "manifest status " + m["status"])
 said = []
 for s, had in zip(("proc_io", "syscall_io", "perf_event"), before):
     f = "%s/%s.jsonl.zst" % (d, s)
