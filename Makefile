@@ -29,10 +29,11 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # fio (ground truth for syscall_io's aio and io_uring), and Dask with zstandard
 # (docs/recipes/dask_export.py run on a LocalCluster against export), and
 # QEMU with busybox-static and cpio (the kernel matrix: Debian's kernels
-# booted with this build, tests/e2e/kernels.sh)
+# booted with this build, tests/e2e/kernels.sh), and libfuse3 (tests/workloads/slowdisk:
+# a disk whose requests stay in flight, under a loop device)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
-	qemu-system-x86 busybox-static cpio xz-utils
+	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -159,6 +160,11 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio \
 	$(BUILD)/workloads/blkwork: LDFLAGS += -static
+
+# a FUSE filesystem: libfuse3 is a test package
+$(BUILD)/workloads/slowdisk: CFLAGS += $(shell pkg-config --cflags fuse3)
+$(BUILD)/workloads/slowdisk: LDFLAGS += $(shell pkg-config --libs fuse3)
+$(BUILD)/workloads/slowdisk: | $(BUILD)/.test-deps
 
 # The tools users hold, from the npm registry at pinned versions, for the
 # tests: ajv, a stock JSON Schema validator of another language than

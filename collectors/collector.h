@@ -36,10 +36,19 @@
  *              before exec, for a launched target and a source whose open
  *              succeeded: what must happen inside the target (a tracer's
  *              seccomp filter);
+ *   begin      optional, once every sampler has opened and right before
+ *              the target is released: take the baseline again, so that
+ *              sources that see the same thing (block_io and diskstats)
+ *              count from the same moment, whatever their opens took;
  *   sample     at every tick of origin + k * interval and once more at the
  *              end: set the fields to the change since the previous sample;
  *   finish     once, before that last sample: let go of the target (a
  *              tracer detaches) so the last row holds everything;
+ *   in_flight  optional, after finish: whether I/O the tree started is
+ *              still under way (a block request completes after its
+ *              submitter exits). The sampler goes on taking rows on the
+ *              grid, asking again every millisecond, until it says no or
+ *              drain_ns(sc) has passed; then the last sample;
  *   close      release what open took;
  *   release    optional, wherever a source_config is freed (the supervisor
  *              at its end, `iopsample probe`): let go of what probe kept in
@@ -116,8 +125,14 @@ struct collector_ops {
 		    json_t *manifest, void **state, struct errbuf *why);
 	/* Optional. 0 or -errno; a failure keeps the target from running. */
 	int (*before_exec)(const struct source_config *sc);
+	void (*begin)(void *state); /* optional */
 	int (*sample)(void *state, struct errbuf *why);
 	void (*finish)(void *state); /* optional */
+	/* Optional, the two together: true while some of what the tree
+	 * started is in flight, with *left (for the manifest) saying what;
+	 * and how long at most the last sample waits for it. */
+	bool (*in_flight)(void *state, json_t **left);
+	int64_t (*drain_ns)(const struct source_config *sc);
 	void (*close)(void *state);
 };
 

@@ -3,6 +3,7 @@
 #include "sampler.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,12 +106,21 @@ static void take_sample(struct sampler *s, bool final)
 	}
 }
 
-/* Waits for "start"; false when the supervisor went away instead. */
+/* Waits for "start", taking the baseline again at "begin" (sent to a
+ * source with ops->begin, once every source is ready); false when the
+ * supervisor went away instead. */
 static bool wait_start(struct sampler *s)
 {
 	json_t *m;
-	if (ipc_recv(s->sock, &m) < 0)
-		return false;
+	for (;;) {
+		if (ipc_recv(s->sock, &m) < 0)
+			return false;
+		if (strcmp(ipc_kind(m), "begin"))
+			break;
+		json_decref(m);
+		s->sc->ops->begin(s->state);
+		ipc_send(s->sock, json_pack("{s:s}", "msg", "begun"));
+	}
 	bool ok = !strcmp(ipc_kind(m), "start");
 	s->origin = json_integer_value(json_object_get(m, "origin_ns"));
 	s->progress = json_is_true(json_object_get(m, "progress"));
@@ -144,6 +154,30 @@ static void tick(struct sampler *s, int tfd)
 		return;
 	s->missed += expirations - 1;
 	take_sample(s, false);
+}
+
+/* After the stop, before the last row: while the source says I/O the tree
+ * started is in flight, rows go on on the grid, up to its drain bound. The
+ * manifest says how long it waited and, when the bound cut it short, what
+ * was left. Only the timer is watched: the supervisor says nothing more. */
+static void drain(struct sampler *s, int tfd)
+{
+	const struct collector_ops *o = s->sc->ops;
+	if (!o->in_flight)
+		return;
+	int64_t start = clock_mono_ns(), limit = o->drain_ns(s->sc);
+	json_t *left = NULL;
+	while (o->in_flight(s->state, &left) && clock_mono_ns() < start + limit) {
+		json_decref(left);
+		left = NULL;
+		struct pollfd p = {.fd = tfd, .events = POLLIN};
+		if (poll(&p, 1, DRAIN_POLL_MS) > 0)
+			tick(s, tfd);
+	}
+	json_object_set_new(s->manifest, "drain",
+			    json_pack("{s:I, s:I, s:o}", "limit_ns", (json_int_t)limit, "waited_ns",
+				      (json_int_t)(clock_mono_ns() - start), "left",
+				      left ? left : json_null()));
 }
 
 static void __attribute__((noreturn)) run(struct sampler *s)
@@ -191,6 +225,7 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 			tick(s, tfd); /* a tick that fell due with the stop comes first */
 			if (s->sc->ops->finish)
 				s->sc->ops->finish(s->state);
+			drain(s, tfd);
 			take_sample(s, true);
 		}
 		s->sc->ops->close(s->state);

@@ -17,6 +17,9 @@
  * progress line, and the line is redrawn: 4 times a second. */
 #define PROGRESS_NS (NS_PER_S / 4)
 
+/* How often a source with I/O in flight at the end is asked again. */
+#define DRAIN_POLL_MS 1
+
 /* The nice value samplers run at when the host allows it. */
 #define SAMPLER_NICE (-10)
 

@@ -3,6 +3,7 @@
  * samplers say (ready, progress, their manifest entries, failures), reap
  * them, and ask for their final rows. engine/sampler.c is the other end. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,8 @@ static bool sampler_message(struct supervisor *s, struct source_run *src, json_t
 {
 	const char *kind = ipc_kind(m);
 	take_details(s, src, json_object_get(m, "manifest"));
+	if (!strcmp(kind, "begun")) /* late: sources_begin() stopped waiting */
+		return false;
 	if (!strcmp(kind, "progress")) {
 		src->rows = json_integer_value(json_object_get(m, "rows"));
 		src->missed_ticks = (uint64_t)json_integer_value(json_object_get(m, "missed_ticks"));
@@ -239,7 +242,14 @@ void sources_final_rows(struct supervisor *s)
 		if (s->ep.src[i].sampling && s->ep.src[i].sock >= 0)
 			ipc_send(s->ep.src[i].sock, json_pack("{s:s}", "msg", "stop"));
 
-	int64_t deadline = clock_mono_ns() + SAMPLER_TIMEOUT_MS * NS_PER_MS;
+	/* a source's last row may wait for I/O in flight, up to its bound */
+	int64_t drain = 0;
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		const struct source_config *sc = s->ep.src[i].sc;
+		if (sc->ops->drain_ns && sc->ops->drain_ns(sc) > drain)
+			drain = sc->ops->drain_ns(sc);
+	}
+	int64_t deadline = clock_mono_ns() + drain + SAMPLER_TIMEOUT_MS * NS_PER_MS;
 	for (;;) {
 		struct pollfd p[s->ep.nsrc + 1]; /* + 1: a baseline run has no sources */
 		struct source_run *who[s->ep.nsrc + 1];
@@ -300,6 +310,35 @@ int sources_probe(struct supervisor *s)
 	return 0;
 }
 
+/* The sources that take their baseline again once all are ready do it
+ * now, together, right before the target is released: block_io's and
+ * diskstats' count from the same moment, whatever block_io's load took.
+ * A sampler that does not answer is left to the event loop, which sees
+ * it gone. */
+static void sources_begin(struct supervisor *s)
+{
+	bool asked[s->ep.nsrc + 1];
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		struct source_run *src = &s->ep.src[i];
+		asked[i] = src->status == SOURCE_OK && src->sc->ops->begin;
+		if (asked[i])
+			ipc_send(src->sock, json_pack("{s:s}", "msg", "begin"));
+	}
+	int64_t deadline = clock_mono_ns() + SAMPLER_TIMEOUT_MS * NS_PER_MS;
+	for (size_t i = 0; i < s->ep.nsrc; i++) {
+		if (!asked[i])
+			continue;
+		struct pollfd p = {.fd = s->ep.src[i].sock, .events = POLLIN};
+		int64_t left = (deadline - clock_mono_ns()) / NS_PER_MS;
+		int r;
+		while ((r = poll(&p, 1, left > 0 ? (int)left : 0)) < 0 && errno == EINTR)
+			;
+		json_t *m;
+		if (r > 0 && ipc_recv(s->ep.src[i].sock, &m) == 0)
+			json_decref(m); /* "begun": nothing else is said before the start */
+	}
+}
+
 int sources_start(struct supervisor *s)
 {
 	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid, .cgroups = &s->cgroup.set};
@@ -332,5 +371,7 @@ int sources_start(struct supervisor *s)
 			episode_warn(&s->ep, "source %s unavailable: %s", src->sc->ops->name, src->error);
 		}
 	}
+	if (!code)
+		sources_begin(s);
 	return code;
 }

@@ -65,8 +65,10 @@ struct {
 /* bios of the tree that found tree_bios full: the sampler fails rather
  * than undercount */
 __u64 tree_bios_lost;
-/* tree_bios' entries, roughly: 0 spares the issue and completion programs
- * a lookup per bio while the tree does no block I/O */
+/* tree_bios' entries, exactly: each insert adds one, each delete that
+ * found its key takes one. 0 spares the issue and completion programs a
+ * lookup per bio while the tree does no block I/O, and tells the sampler
+ * that the tree's I/O has drained: its final row waits for 0. */
 __s64 tree_bios_inflight;
 
 /* A request's bios are walked (at its issue, at each part of its
@@ -105,12 +107,12 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	if (!selected(bio->bi_bdev, tb.dev))
 		return 0;
 	__u64 key = (__u64)bio;
-	if (!tree_has_current()) {
-		/* an address the tree used may come back as another's bio */
-		if (tree_bios_inflight > 0)
-			bpf_map_delete_elem(&tree_bios, &key);
+	/* an address the tree used may come back as a new bio (the old one's
+	 * end went unseen): what it held is gone */
+	if (tree_bios_inflight > 0 && bpf_map_delete_elem(&tree_bios, &key) == 0)
+		__sync_fetch_and_add(&tree_bios_inflight, -1);
+	if (!tree_has_current())
 		return 0;
-	}
 	__u32 opf = bio->bi_opf, op = opf & KERNEL_REQ_OP_MASK;
 	tb.bytes = bio->bi_iter.bi_size;
 	tb.flush = (opf & kernel_req_preflush()) != 0 || op == KERNEL_REQ_OP_FLUSH;
@@ -125,7 +127,7 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	if (tb.kind == TB_NONE && !tb.flush)
 		return 0; /* write-zeroes, secure erase, zone commands */
 	tb.queue_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_ANY) < 0)
+	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_NOEXIST) < 0)
 		__sync_fetch_and_add(&tree_bios_lost, 1);
 	else
 		__sync_fetch_and_add(&tree_bios_inflight, 1);

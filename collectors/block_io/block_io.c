@@ -8,7 +8,9 @@
  * each summed over the devices counted in the totals (a partition beside
  * its disk is not counted twice), and by_device with every counter per
  * device. */
+#include <bpf/bpf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,11 +93,48 @@ static int bio_probe(struct source_config *sc, const struct target_info *t, json
 	return r;
 }
 
+/* Times the kernel skipped one of the programs because it was already
+ * running on that CPU (a completion in an interrupt that came inside
+ * another's): each a bio or a request its rows miss. */
+static json_int_t recursion_misses(const struct block_io *b)
+{
+	json_int_t n = 0;
+	struct bpf_program *p;
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info = {0};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			n += (json_int_t)info.recursion_misses;
+	}
+	return n;
+}
+
+/* The manifest says how many events went unseen, and warns when any did. */
+static void report_misses(struct block_io *b)
+{
+	json_int_t n = recursion_misses(b);
+	json_object_set_new(b->manifest, "recursion_misses", json_integer(n));
+	if (!n)
+		return;
+	json_t *warnings = json_object_get(b->manifest, "warnings");
+	if (!json_is_array(warnings))
+		json_object_set_new(b->manifest, "warnings", warnings = json_array());
+	char msg[256];
+	snprintf(msg, sizeof(msg),
+		 "the kernel skipped its programs %lld times, each already running on that CPU (an "
+		 "interrupt's completion inside another's): the rows miss that many bios or requests",
+		 (long long)n);
+	json_array_append_new(warnings, json_string(msg));
+}
+
 static void bio_close(void *state)
 {
 	struct block_io *b = state;
 	if (!b)
 		return;
+	if (b->manifest && b->skel)
+		report_misses(b);
 	ebpf_slots_close(&b->slots);
 	block_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
 	json_decref(b->manifest);
@@ -184,6 +223,25 @@ static int bio_sample(void *state, struct errbuf *why)
 	return 0;
 }
 
+/* The baseline, again, once every source has opened: diskstats' is taken
+ * at the same moment. */
+static void bio_begin(void *state)
+{
+	struct block_io *b = state;
+	b->prev = *(const struct bio_slot *)ebpf_slots_read(&b->slots);
+}
+
+/* The tree's bios not yet completed (its processes may all be gone). */
+static bool bio_in_flight(void *state, json_t **left)
+{
+	struct block_io *b = state;
+	__s64 n = __atomic_load_n(&b->skel->bss->tree_bios_inflight, __ATOMIC_RELAXED);
+	if (n <= 0)
+		return false;
+	*left = json_pack("{s:I}", "bios", (json_int_t)n);
+	return true;
+}
+
 static int bio_open(const struct source_config *sc, const struct target_info *t, json_t *row,
 		    json_t *manifest, void **state, struct errbuf *why)
 {
@@ -216,10 +274,14 @@ const struct collector_ops block_io_ops = {
 	.name = "block_io",
 	.available_in_deployment = false,
 	.priv_size = sizeof(struct blk_config),
+	.init = blk_config_init_drain,
 	.parse_key = blk_config_parse,
 	.describe = blk_config_describe,
 	.probe = bio_probe,
 	.open = bio_open,
+	.begin = bio_begin,
 	.sample = bio_sample,
+	.in_flight = bio_in_flight,
+	.drain_ns = blk_config_drain_ns,
 	.close = bio_close,
 };

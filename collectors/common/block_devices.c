@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector.h"
+#include "duration.h"
+
 /* The first line of a small sysfs file, without its newline. */
 static int read_line(const char *path, char *buf, size_t size)
 {
@@ -201,9 +204,18 @@ static int add_named(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t
 	return 0;
 }
 
+void blk_config_init_drain(void *priv)
+{
+	struct blk_config *cfg = priv;
+	cfg->drains = true;
+	cfg->drain_ns = BLK_DRAIN_DEFAULT_NS;
+}
+
 int blk_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value)
 {
 	struct blk_config *cfg = priv;
+	if (cfg->drains && !strcmp(key, "drain"))
+		return cfg_duration(c, value, 0, BLK_DRAIN_MAX_NS, &cfg->drain_ns);
 	if (strcmp(key, "devices"))
 		return -ENOENT;
 	cfg->devs.n = 0;
@@ -222,6 +234,16 @@ void blk_config_describe(const void *priv, json_t *out)
 			json_array_append_new(names, json_string(cfg->devs.dev[i].name));
 	}
 	json_object_set_new(out, "devices", names);
+	if (cfg->drains) {
+		char drain[32];
+		duration_format(cfg->drain_ns, drain, sizeof(drain));
+		json_object_set_new(out, "drain", json_string(drain));
+	}
+}
+
+int64_t blk_config_drain_ns(const struct source_config *sc)
+{
+	return ((const struct blk_config *)sc->priv)->drain_ns;
 }
 
 int blk_config_devices(const struct blk_config *cfg, struct blk_devices *out, struct errbuf *why)

@@ -53,21 +53,34 @@ json_t *blk_devices_json(const struct blk_devices *d);
  * device i's (owned by the returned object). */
 json_t *blk_by_device(const struct blk_devices *d, json_t **dev);
 
-/* A block source's `devices` key, the same for every block source: the
- * devices given (each checked when the config is read: a name that is no
- * block device fails at its line and column), or, when the key is absent,
- * every whole disk at open (as when it is null, which the resolved config
- * writes for the default). */
+/* A block source's keys, the same for every block source.
+ *   devices  the devices given (each checked when the config is read: a
+ *            name that is no block device fails at its line and column),
+ *            or, when the key is absent, every whole disk at open (as when
+ *            it is null, which the resolved config writes for the default);
+ *   drain    block_io and diskstats (blk_config_init_drain): how long the
+ *            final row waits, at most, for the requests in flight when the
+ *            tree ended (a read the tree started completes after it
+ *            exits): default BLK_DRAIN_DEFAULT_NS, "0s" not at all, at most
+ *            BLK_DRAIN_MAX_NS. The cgroup source takes devices alone. */
+#define BLK_DRAIN_DEFAULT_NS (5 * 1000000000LL)
+#define BLK_DRAIN_MAX_NS (60 * 1000000000LL)
 struct blk_config {
 	bool chosen;
 	struct blk_devices devs;
+	bool drains; /* takes the drain key */
+	int64_t drain_ns;
 };
 
-/* A block source's collector_ops parse_key and describe, its priv a
- * struct blk_config: "devices" (-ENOENT for any other key), and in the
- * resolved config the names given, or null for the default. */
+/* A block source's collector_ops init (for a source whose final row
+ * drains), parse_key and describe, its priv a struct blk_config: "devices"
+ * and "drain" (-ENOENT for any other key), and in the resolved config the
+ * names given (null for the default) and the drain; and its drain_ns. */
+void blk_config_init_drain(void *priv);
 int blk_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value);
 void blk_config_describe(const void *priv, json_t *out);
+struct source_config;
+int64_t blk_config_drain_ns(const struct source_config *sc);
 /* The devices to watch, resolved now. 0 or -errno with why. */
 int blk_config_devices(const struct blk_config *cfg, struct blk_devices *out, struct errbuf *why);
 

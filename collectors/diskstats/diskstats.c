@@ -61,6 +61,7 @@ struct diskstats {
 	int64_t start_ns, prev_ns;
 	/* per device: the previous and this sample's lines */
 	struct ds_line prev[BLK_MAX_DEVICES], now[BLK_MAX_DEVICES];
+	uint64_t base_in_flight[BLK_MAX_DEVICES]; /* at the baseline */
 	bool seen[BLK_MAX_DEVICES], gone[BLK_MAX_DEVICES];
 	/* the objects the values go in: the row, by_device.<name> */
 	json_t *total, *dev[BLK_MAX_DEVICES];
@@ -174,6 +175,16 @@ static int take(struct diskstats *p, struct errbuf *why)
 	return 0;
 }
 
+/* This sample is the baseline: the deltas count from it, and the final
+ * row waits for in_flight to fall back to its level. */
+static void baseline(struct diskstats *p)
+{
+	memcpy(p->prev, p->now, p->devs.n * sizeof(*p->prev));
+	for (size_t d = 0; d < p->devs.n; d++)
+		p->base_in_flight[d] = DS_IN_FLIGHT < p->now[d].n ? p->now[d].v[DS_IN_FLIGHT] : 0;
+	p->start_ns = p->prev_ns = clock_mono_ns();
+}
+
 static int ds_open(const struct source_config *sc, const struct target_info *t, json_t *row,
 		   json_t *manifest, void **state, struct errbuf *why)
 {
@@ -195,8 +206,7 @@ static int ds_open(const struct source_config *sc, const struct target_info *t, 
 		ds_close(p);
 		return r;
 	}
-	memcpy(p->prev, p->now, p->devs.n * sizeof(*p->prev));
-	p->start_ns = p->prev_ns = clock_mono_ns();
+	baseline(p);
 
 	/* the row's keys, fixed from here on: the totals, then by_device */
 	p->total = row;
@@ -224,14 +234,51 @@ static int ds_sample(void *state, struct errbuf *why)
 	return 0;
 }
 
+/* The baseline, again, once every source has opened (block_io's is taken
+ * at the same moment). A device that cannot be read now keeps open's. */
+static void ds_begin(void *state)
+{
+	struct diskstats *p = state;
+	struct errbuf ignored;
+	if (read_lines(p, &ignored) < 0)
+		return;
+	for (size_t d = 0; d < p->devs.n; d++)
+		if (!p->seen[d])
+			p->now[d] = p->prev[d];
+	baseline(p);
+}
+
+/* Requests on the devices above their baseline's level: some of the tree's
+ * may be among them (diskstats cannot tell whose). */
+static bool ds_in_flight(void *state, json_t **left)
+{
+	struct diskstats *p = state;
+	struct errbuf ignored;
+	if (read_lines(p, &ignored) < 0)
+		return false;
+	uint64_t above = 0;
+	for (size_t d = 0; d < p->devs.n; d++)
+		if (p->seen[d] && !p->gone[d] && DS_IN_FLIGHT < p->now[d].n &&
+		    p->now[d].v[DS_IN_FLIGHT] > p->base_in_flight[d])
+			above += p->now[d].v[DS_IN_FLIGHT] - p->base_in_flight[d];
+	if (!above)
+		return false;
+	*left = json_pack("{s:I}", "requests", (json_int_t)above);
+	return true;
+}
+
 const struct collector_ops diskstats_ops = {
 	.name = "diskstats",
 	.available_in_deployment = true,
 	.priv_size = sizeof(struct blk_config),
+	.init = blk_config_init_drain,
 	.parse_key = blk_config_parse,
 	.describe = blk_config_describe,
 	.probe = ds_probe,
 	.open = ds_open,
+	.begin = ds_begin,
 	.sample = ds_sample,
+	.in_flight = ds_in_flight,
+	.drain_ns = blk_config_drain_ns,
 	.close = ds_close,
 };

@@ -204,6 +204,82 @@ print("8 MiB dirtied: after sync(2) the tree sent %d bytes and the device took %
 PY
 )
 
+# I/O in flight when the tree exits. The tree asks for a disk's first
+# 32 MiB with posix_fadvise(WILLNEED) and exits at once, its reads still in
+# flight: the disk is tests/workloads/slowdisk, a FUSE file whose every read
+# is answered 10 ms late, under a loop device, so they take about half a
+# second more. The test holds the device open, as a mounted filesystem
+# would: the last close of a block device waits for its reads in flight.
+# Five episodes, each on a cold cache: block_io's final row waits for the
+# tree's reads and counts all 32 MiB, which proc_io counts at submission;
+# diskstats' waits for the device's in_flight to fall back and has every
+# byte too; the manifest says how long each waited and that nothing was
+# left. A sixth with drain: 50ms gives up, and the manifest says what was
+# left. The disk served every byte, 6 x 32 MiB. On the build before the
+# wait, block_io counted none of the first episode's 32 MiB.
+size_is() { [ "$(stat -c %s "$1" 2>/dev/null)" = "$2" ]; }
+idle() { [ "$(cat /sys/block/$1/inflight)" = "$(printf '%8d %8d' 0 0)" ]; }
+in_flight_at_exit() (
+	local bytes=33554432 slow=$WORK/slow sdpid= sloop= i
+	trap 'exec 8<&-; [ -n "$sloop" ] && losetup -d "$sloop"; [ -n "$sdpid" ] && kill $sdpid && wait $sdpid
+		umount -l "$slow" 2>/dev/null' EXIT
+	mkdir -p "$slow"
+	"$WORKLOADS/slowdisk" "$slow" $bytes 10 >"$WORK/slowdisk.json" &
+	sdpid=$!
+	wait_until 10 size_is "$slow/disk" $bytes || { echo "slowdisk did not mount"; exit 1; }
+	sloop=$(losetup -f --show "$slow/disk") || { sloop=; echo "no loop device"; exit 1; }
+	local dev=${sloop#/dev/}
+	echo $((bytes / 1024)) >/sys/block/$dev/queue/read_ahead_kb && exec 8<"$sloop" || exit 1
+	for i in 1 2 3 4 5 6; do
+		# a cold cache: nothing of a run before in flight, nothing cached
+		wait_until 10 idle $dev &&
+			blockdev --flushbufs "$sloop" || { echo "run $i: $dev stays busy: $(cat /sys/block/$dev/inflight)"; exit 1; }
+		cat >"$WORK/pf$i.yaml" <<EOY
+episode: {name: pf$i, output_dir: $WORK/episodes}
+target: {command: [$BLKWORK, prefetch, $sloop, "$bytes"], stdout: file}
+sources:
+  proc_io: {interval: 20ms}
+  block_io: {interval: 20ms, devices: [$dev]$([ $i = 6 ] && echo ", drain: 50ms")}
+  diskstats: {interval: 20ms, devices: [$dev]$([ $i = 6 ] && echo ", drain: 50ms")}
+EOY
+		"$IOPSAMPLE" run "$WORK/pf$i.yaml" --quiet || { echo "run $i: exit $?"; exit 1; }
+	done
+	wait_until 10 idle $dev || { echo "$dev stays busy"; exit 1; }
+	exec 8<&- && losetup -d "$sloop" && sloop= && kill $sdpid && wait $sdpid
+	sdpid=
+	"$PY" - "$WORK/episodes" "$WORK/slowdisk.json" <<'PY'
+import json, sys, epi
+from epi import expect
+served = json.load(open(sys.argv[2]))
+out = []
+for i in range(1, 6):
+    ep = epi.Episode("%s/pf%d" % (sys.argv[1], i))
+    want = ep.target_report()["read_bytes"]
+    got = {s: ep.total(s, "read_bytes") for s in ("proc_io", "block_io", "diskstats")}
+    # proc_io's counts the tree's reads of every device (its binary's pages)
+    expect(got["proc_io"] >= want, "pf%d: proc_io read_bytes %d of %d" % (i, got["proc_io"], want))
+    expect(got["block_io"] == want, "pf%d: block_io read_bytes %d of %d" % (i, got["block_io"], want))
+    expect(got["diskstats"] >= want, "pf%d: diskstats read_bytes %d of %d" % (i, got["diskstats"], want))
+    drain = {s: ep.manifest["sources"][s]["drain"] for s in ("block_io", "diskstats")}
+    for s, d in drain.items():
+        expect(d["left"] is None and d["limit_ns"] == 5 * 10**9, "pf%d: %s drain %s" % (i, s, d))
+    # the tree was gone before its reads were done: the final row waited
+    expect(drain["block_io"]["waited_ns"] > 0, "pf%d: block_io did not wait" % i)
+    out.append("%d/%d/%d (waited %d/%d ms)" % (got["proc_io"] >> 20, got["block_io"] >> 20, got["diskstats"] >> 20,
+                                               drain["block_io"]["waited_ns"] // 10**6, drain["diskstats"]["waited_ns"] // 10**6))
+ep = epi.Episode("%s/pf6" % sys.argv[1])
+cut = {s: ep.manifest["sources"][s]["drain"] for s in ("block_io", "diskstats")}
+for s, what in (("block_io", "bios"), ("diskstats", "requests")):
+    d = cut[s]
+    expect(d["limit_ns"] == 50 * 10**6 and d["waited_ns"] >= d["limit_ns"] and d["left"][what] > 0, "pf6: %s drain %s" % (s, d))
+expect(ep.total("block_io", "read_bytes") < want, "pf6: block_io read_bytes %d" % ep.total("block_io", "read_bytes"))
+expect(served["read_bytes"] == 6 * (32 << 20), "the slow disk served %d bytes" % served["read_bytes"])
+print("32 MiB prefetched, the tree gone: MiB read by proc_io/block_io/diskstats (block_io's and diskstats' wait) in 5 runs: %s" % ", ".join(out))
+print("drain 50ms: block_io had %d MiB, %d bios left; diskstats %d requests left" % (
+    ep.total("block_io", "read_bytes") >> 20, cut["block_io"]["left"]["bios"], cut["diskstats"]["left"]["requests"]))
+PY
+)
+
 rows_at_least() { [ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ]; }
 
 # A device that leaves /proc/diskstats mid-episode (a loop device removed
@@ -294,7 +370,8 @@ if ! setup >"$WORK/setup.out" 2>&1; then
 	setup_out=$(tr '\n' ' ' <"$WORK/setup.out")
 	for t in block_io_counts_the_trees_direct_io_exactly block_io_all_holds_io_from_outside_the_tree \
 		diskstats_agrees_with_block_io_all export_spreads_block_sources_over_a_grid \
-		buffered_writes_reach_the_device_at_fsync_in_the_tree sync_hands_writeback_to_the_flusher_fsync_keeps_it diskstats_device_that_vanishes_is_null_and_warned \
+		buffered_writes_reach_the_device_at_fsync_in_the_tree sync_hands_writeback_to_the_flusher_fsync_keeps_it \
+		block_sources_final_row_waits_for_io_in_flight diskstats_device_that_vanishes_is_null_and_warned \
 		block_sources_nonexistent_device_exits_78 block_io_not_permitted_exits_77_or_unavailable; do
 		skip $t "no loop device: $setup_out"
 	done
@@ -313,6 +390,7 @@ else
 fi
 check buffered_writes_reach_the_device_at_fsync_in_the_tree buffered_fsync
 check sync_hands_writeback_to_the_flusher_fsync_keeps_it sync_writeback
+check block_sources_final_row_waits_for_io_in_flight in_flight_at_exit
 check diskstats_device_that_vanishes_is_null_and_warned vanishing
 check block_sources_nonexistent_device_exits_78 bad_devices
 if id nobody >/dev/null 2>&1; then

@@ -17,6 +17,11 @@
  *   blkwork buffered DEV OFFSET BYTES
  *       write()s BYTES to DEV through the page cache in 4 KiB calls, then
  *       fsync(): prints {"write_bytes": BYTES}.
+ *   blkwork prefetch DEV BYTES
+ *       asks for DEV's first BYTES with posix_fadvise(POSIX_FADV_WILLNEED)
+ *       and exits at once, while the reads it started are in flight (the
+ *       device's read_ahead_kb must cover BYTES, and nothing of it be
+ *       cached, for all of BYTES to be read): prints {"read_bytes": BYTES}.
  *
  * Exits 2 with a message on any failure, short transfers included. */
 #define _GNU_SOURCE
@@ -173,6 +178,17 @@ static int run_reads(const char *dev, long count)
 	return fflush(stdout) == 0 ? 0 : 2;
 }
 
+static int run_prefetch(const char *dev, long long bytes)
+{
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(dev);
+	if ((errno = posix_fadvise(fd, 0, bytes, POSIX_FADV_WILLNEED)) != 0)
+		die("posix_fadvise");
+	printf("{\"read_bytes\": %lld}\n", bytes);
+	return fflush(stdout) == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "direct"))
@@ -181,8 +197,11 @@ int main(int argc, char **argv)
 		return run_reads(argv[2], atol(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "buffered") && atoll(argv[4]) % 4096 == 0)
 		return run_buffered(argv[2], atoll(argv[3]), atoll(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "prefetch") && atoll(argv[3]) > 0)
+		return run_prefetch(argv[2], atoll(argv[3]));
 	fprintf(stderr, "usage: blkwork direct DEV OFFSET PROCS ROUNDS\n"
 			"       blkwork reads DEV COUNT\n"
-			"       blkwork buffered DEV OFFSET BYTES (a multiple of 4096)\n");
+			"       blkwork buffered DEV OFFSET BYTES (a multiple of 4096)\n"
+			"       blkwork prefetch DEV BYTES\n");
 	return 2;
 }

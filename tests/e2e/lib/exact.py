@@ -59,6 +59,10 @@ def block_io_matches(ep, tree, dev):
     for f in ("flush_ops", "discard_ops", "discard_bytes"):
         expect(ep.total("block_io", f) == 0, f)
     expect(type(ep.manifest["sources"]["block_io"].get("slots_deferred")) is int, "no slots_deferred")
+    # the tree's bios in flight counted exactly: back to 0 at the end (a
+    # count that drifted would keep the final row waiting for its bound)
+    drain = ep.manifest["sources"]["block_io"]["drain"]
+    expect(drain["left"] is None, "the final row gave up waiting: %s" % drain)
     return "block_io: the tree's %d reads, %d writes (%d + %d bytes) exactly, in %d rows" % (
         tree["read_ops"], tree["write_ops"], tree["read_bytes"], tree["write_bytes"], len(rows))
 
