@@ -118,12 +118,17 @@ rows = ep.rows["perf_event"]
 total = sum(r["task_clock"] for r in rows)
 wall = ep.manifest["duration_ns"]
 expect(total <= wall * $NCPU, "task_clock %d ns > %d ns of wall time x $NCPU CPUs" % (total, wall))
-expect(total >= wall * 0.5, "task_clock %d ns: the spinning threads are missing (wall %d ns)" % (total, wall))
+# the threads' CPU time as wait4 gives it (the scheduler's runtime, which
+# task-clock also counts, with the interrupts that came meanwhile), not the
+# wall clock: a host that stalls the VM lowers both alike
+ru = ep.manifest["target"]["rusage"]
+cpu = ru["user_ns"] + ru["system_ns"]
+expect(total >= cpu * 0.95, "task_clock %d ns: the spinning threads are missing (wait4: %d ns of CPU)" % (total, cpu))
 for r in rows:
     expect(r["task_clock"] <= r["interval_ns"] * $NCPU + 2000000,
            "row %d: task_clock %d in %d ns" % (r["seq"], r["task_clock"], r["interval_ns"]))
     expect(r["running_pct"] == 100, "software events are never multiplexed: %s" % r["running_pct"])
-print("task_clock %.0f ms over %.0f ms wall on $NCPU CPUs" % (total / 1e6, wall / 1e6))
+print("task_clock %.0f ms over %.0f ms wall on $NCPU CPUs, wait4 %.0f ms of CPU" % (total / 1e6, wall / 1e6, cpu / 1e6))
 PY
 }
 check task_clock_within_wall_time_times_cpus task_clock_bounded

@@ -89,14 +89,19 @@ EOY
 	"$IOPSAMPLE" run "$WORK/grid-$1.yaml" --quiet || { echo "exit $?"; return 1; }
 	episode_py "$WORK/episodes/grid-$1" <<'PY'
 from epi import expect
-rows = ep.rows["syscall_io"][:-1]
+rows, missed = ep.rows["syscall_io"][:-1], ep.manifest["sources"]["syscall_io"]["missed_ticks"]
 late = sorted(r["t_mono_ns"] % 10000000 for r in rows)
+# every grid point is a row or a counted missed tick
+expect(len(rows) + missed == rows[-1]["t_mono_ns"] // 10000000, "%d rows and %d missed ticks up to %d ns" % (
+    len(rows), missed, rows[-1]["t_mono_ns"]))
 # A sampler that waited for the tracer would widen most rows while dd is
-# traced; a shared VM's scheduler may widen one now and then.
-wide = [(r["seq"], r["interval_ns"] // 1000000) for r in rows if r["interval_ns"] > 25000000]
-expect(len(wide) <= len(rows) // 50, "rows (seq, ms) %s of %d span more than two grid points" % (wide[:5], len(rows)))
+# traced; a shared VM's scheduler widens some now and then, which is the
+# host's: the median row is judged, not the widest
+widths = sorted(r["interval_ns"] for r in rows)
+expect(widths[len(widths) // 2] < 15000000, "the median row spans %d ns at 10 ms" % widths[len(widths) // 2])
 expect(ep.total("syscall_io", "write_calls") >= 20000, "dd's writes")
-print("%d rows, p99 lateness %.3f ms, %d wider than 25 ms" % (len(rows), late[int(len(late) * 0.99)] / 1e6, len(wide)))
+print("%d rows, %d missed ticks, p99 lateness %.3f ms, widest %.1f ms" % (
+    len(rows), missed, late[int(len(late) * 0.99)] / 1e6, widths[-1] / 1e6))
 PY
 }
 
