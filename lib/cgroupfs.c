@@ -202,17 +202,25 @@ unsigned cgroup_role_controller(enum cgroup_role r)
 	return bit[r];
 }
 
+int cgroup_set_open(const struct cgroup_set *cg, enum cgroup_role role, const char *name)
+{
+	if (!*cg->dir[role])
+		return -1;
+	char path[sizeof(cg->dir[role]) + 256];
+	if (snprintf(path, sizeof(path), "%s/%s", cg->dir[role], name) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 int cgroup_set_open_members(const struct cgroup_set *cg, bool threads)
 {
 	if (!cg || !cg->owned)
 		return -1;
 	for (int r = 0; r < CGR_NROLES; r++) {
-		if (!*cg->dir[r])
-			continue;
 		const char *list = !threads ? "cgroup.procs" : r == CGR_V2 ? "cgroup.threads" : "tasks";
-		char path[sizeof(cg->dir[r]) + 16];
-		snprintf(path, sizeof(path), "%s/%s", cg->dir[r], list);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = cgroup_set_open(cg, r, list);
 		if (fd >= 0)
 			return fd;
 	}

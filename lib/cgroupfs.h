@@ -72,6 +72,10 @@ struct cgroup_set {
 /* The v1 controller bit a role stands for (CGR_V2: 0). */
 unsigned cgroup_role_controller(enum cgroup_role r);
 
+/* The file name in the set's directory of role, opened read-only; -1 when
+ * the set has no such directory or the file does not open. */
+int cgroup_set_open(const struct cgroup_set *cg, enum cgroup_role role, const char *name);
+
 /* The episode's own cgroup's list of its processes (cgroup.procs), or with
  * threads of its threads (v2's cgroup.threads, else a v1 tasks), opened
  * from the first directory that has one; -1 when the set is not the

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cg_files.h"
+#include "cg_io.h"
 #include "cgroupfs.h"
 #include "collector.h"
 #include "jsonl_writer.h"
@@ -72,9 +73,6 @@ enum file {
 	MEM_CURRENT,
 	MEM_PEAK,
 	MEM_STAT,
-	IO_STAT_V2,
-	BLKIO_BYTES,
-	BLKIO_OPS,
 	PSI_CPU,
 	PSI_IO,
 	PSI_MEMORY,
@@ -126,25 +124,14 @@ struct cgroup_src {
 	bool have[NFIELDS];
 	bool peak_resets;    /* the peak file starts again at each read's reset */
 	bool system_psi;     /* pressure from /proc/pressure: the whole host's */
-	bool io_v2;          /* io from io.stat, else from blkio */
 	bool tasks_listed;   /* nprocs: lines of a task list (no pids.current) */
 	uint64_t prev[NFIELDS];
 	struct blk_devices devs;
-	struct cg_io *io_prev, *io_cur; /* per device */
-	bool io_listed[BLK_MAX_DEVICES]; /* the device has a line in this read */
+	struct cg_io_reader io; /* block I/O per device */
 	json_t *row, *dev[BLK_MAX_DEVICES];
 	json_t *null_fields, *warnings;
 	unsigned backwards; /* counters seen to go down: their cells null */
 };
-
-static int open_in(const struct cgroup_set *set, int role, const char *name)
-{
-	if (!*set->dir[role])
-		return -1;
-	char path[700];
-	snprintf(path, sizeof(path), "%s/%s", set->dir[role], name);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
 
 /* Reads the whole file again from offset 0 into its buffer (a cgroup
  * file is a seq_file: procfs_pread_all reads to its end). */
@@ -164,7 +151,7 @@ static bool provider_gives(struct cgroup_src *p, const struct provider *pr)
 {
 	struct file_state *f = &p->file[pr->file];
 	if (f->fd < 0) {
-		int fd = open_in(p->set, pr->role, pr->name);
+		int fd = cgroup_set_open(p->set, pr->role, pr->name);
 		if (fd < 0)
 			return false;
 		f->fd = fd;
@@ -201,79 +188,6 @@ static const char *why_not(const struct cgroup_src *p, enum field f)
 	return "this host's cgroups do not count it";
 }
 
-/* ---- block I/O per device ---- */
-
-struct io_pass {
-	struct cgroup_src *p;
-	bool bytes; /* v1: which file */
-};
-
-static void io_one(void *arg, unsigned major, unsigned minor, const struct cg_io *io)
-{
-	struct io_pass *x = arg;
-	int i = blk_devices_find(&x->p->devs, major, minor);
-	if (i < 0)
-		return;
-	struct cg_io *c = &x->p->io_cur[i];
-	x->p->io_listed[i] = true;
-	if (x->p->io_v2) {
-		*c = *io;
-	} else if (x->bytes) {
-		c->read_bytes = io->read_bytes, c->write_bytes = io->write_bytes;
-	} else {
-		c->read_ops = io->read_ops, c->write_ops = io->write_ops;
-	}
-}
-
-static int read_io(struct cgroup_src *p)
-{
-	memset(p->io_cur, 0, p->devs.n * sizeof(*p->io_cur));
-	memset(p->io_listed, 0, sizeof(p->io_listed));
-	struct io_pass x = {p, true};
-	if (p->io_v2)
-		return p->file[IO_STAT_V2].ok ? cg_io_stat(p->file[IO_STAT_V2].buf, io_one, &x) : -EIO;
-	int r = p->file[BLKIO_BYTES].ok ? cg_blkio_v1(p->file[BLKIO_BYTES].buf, true, io_one, &x) : -EIO;
-	x.bytes = false;
-	if (r == 0)
-		r = p->file[BLKIO_OPS].ok ? cg_blkio_v1(p->file[BLKIO_OPS].buf, false, io_one, &x) : -EIO;
-	return r;
-}
-
-/* v1 blkio counts a cgroup's bios on a device only while a throttle limit
- * is set there (Linux 6.x: the throttle's counters are its own, kept when
- * it has work): in the episode's own cgroup, a limit no device reaches on
- * each selected disk turns the counting on. NULL, or what failed. */
-#define NO_LIMIT_BPS 1125899906842624ull /* 1 PiB/s */
-
-static const char *count_blkio(struct cgroup_src *p)
-{
-	static char note[1024];
-	if (!p->set->owned)
-		return "the attached process's v1 blkio cgroup is not iopsample's to set a limit in: "
-		       "its I/O counts only on devices where it has one";
-	static const char *const files[] = {"blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device"};
-	for (size_t i = 0; i < p->devs.n; i++) {
-		const struct blk_dev *d = &p->devs.dev[i];
-		if (d->disk[0])
-			continue; /* a partition: its disk is where limits are */
-		for (int f = 0; f < 2; f++) {
-			char path[700], rule[64];
-			snprintf(path, sizeof(path), "%s/%s", p->set->dir[CGR_BLKIO], files[f]);
-			int n = snprintf(rule, sizeof(rule), "%u:%u %llu", d->major, d->minor, NO_LIMIT_BPS);
-			int fd = open(path, O_WRONLY | O_CLOEXEC);
-			bool ok = fd >= 0 && write(fd, rule, (size_t)n) == n;
-			if (fd >= 0)
-				close(fd);
-			if (!ok) {
-				snprintf(note, sizeof(note), "%s: %s: the cgroup's I/O on %s may not be counted",
-					 path, strerror(errno), d->name);
-				return note;
-			}
-		}
-	}
-	return NULL;
-}
-
 /* ---- the source ---- */
 
 /* 0 when the episode has a cgroup of some role to read. */
@@ -306,8 +220,7 @@ static void cg_close(void *state)
 		free(p->file[i].buf);
 		free(p->file[i].path);
 	}
-	free(p->io_prev);
-	free(p->io_cur);
+	cg_io_close(&p->io);
 	free(p);
 }
 
@@ -382,35 +295,13 @@ static void put_row(struct cgroup_src *p, bool baseline)
 		ok[f] = p->have[f] && value_of(p, f, &now[f]);
 	reset_peak(p);
 	/* block I/O: over the selected devices, each counted once */
-	bool io_ok = p->have[F_IO_READ_BYTES] && read_io(p) == 0;
-	for (size_t i = 0; i < p->devs.n; i++) {
-		struct cg_io d = {0}, *c = &p->io_cur[i], *o = &p->io_prev[i];
-		bool dev_ok = io_ok && !p->devs.dev[i].disk[0];
-		/* A device missing from this read changed nothing that can be
-		 * told: its counts stay where they were, and whatever it did
-		 * meanwhile counts when its line is back. A count below the
-		 * last is a device reset (its disk went and came back): all of
-		 * it is new. */
-		if (dev_ok && p->io_listed[i]) {
-			d.read_bytes = c->read_bytes >= o->read_bytes ? c->read_bytes - o->read_bytes : c->read_bytes;
-			d.write_bytes = c->write_bytes >= o->write_bytes ? c->write_bytes - o->write_bytes : c->write_bytes;
-			d.read_ops = c->read_ops >= o->read_ops ? c->read_ops - o->read_ops : c->read_ops;
-			d.write_ops = c->write_ops >= o->write_ops ? c->write_ops - o->write_ops : c->write_ops;
-			*o = *c;
-			if (p->devs.dev[i].in_totals) {
-				now[F_IO_READ_BYTES] += d.read_bytes;
-				now[F_IO_WRITE_BYTES] += d.write_bytes;
-				now[F_IO_READ_OPS] += d.read_ops;
-				now[F_IO_WRITE_OPS] += d.write_ops;
-			}
-		}
-		if (baseline)
-			continue;
-		json_t *o2 = p->dev[i];
-		jsonl_cell_int(o2, "read_bytes", dev_ok, (json_int_t)d.read_bytes);
-		jsonl_cell_int(o2, "write_bytes", dev_ok, (json_int_t)d.write_bytes);
-		jsonl_cell_int(o2, "read_ops", dev_ok, (json_int_t)d.read_ops);
-		jsonl_cell_int(o2, "write_ops", dev_ok, (json_int_t)d.write_ops);
+	struct cg_io sum;
+	bool io_ok = p->have[F_IO_READ_BYTES] && cg_io_read(&p->io, baseline ? NULL : p->dev, &sum);
+	if (io_ok) {
+		now[F_IO_READ_BYTES] = sum.read_bytes;
+		now[F_IO_WRITE_BYTES] = sum.write_bytes;
+		now[F_IO_READ_OPS] = sum.read_ops;
+		now[F_IO_WRITE_OPS] = sum.write_ops;
 	}
 	for (int f = F_IO_READ_BYTES; f <= F_IO_WRITE_OPS; f++)
 		ok[f] = io_ok;
@@ -445,6 +336,7 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 		return errbuf_set(why, ENOMEM, "out of memory");
 	for (int i = 0; i < NFILES; i++)
 		p->file[i].fd = -1;
+	p->io.fd[0] = p->io.fd[1] = -1;
 	p->set = t->cgroups;
 	p->row = row;
 	p->null_fields = json_object();
@@ -455,12 +347,10 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 		cg_close(p);
 		return r;
 	}
-	p->io_prev = calloc(p->devs.n + 1, sizeof(*p->io_prev));
-	p->io_cur = calloc(p->devs.n + 1, sizeof(*p->io_cur));
-	if (!p->io_prev || !p->io_cur) {
-		cg_close(p);
-		return errbuf_set(why, ENOMEM, "out of memory");
-	}
+	const char *io_note;
+	bool have_io = cg_io_open(&p->io, p->set, &p->devs, &io_note);
+	for (int f = F_IO_READ_BYTES; f <= F_IO_WRITE_OPS; f++)
+		p->have[f] = have_io;
 
 	/* the planned fields: each from its first provider here */
 	for (size_t i = 0; i < sizeof(plan) / sizeof(plan[0]); i++) {
@@ -492,37 +382,11 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 			p->have[F_MEMORY_PEAK] = p->have[F_MEMORY];
 		}
 	}
-	/* block I/O: v2 io.stat, else v1 blkio's counters of bios */
-	int io_fd = open_in(p->set, CGR_V2, "io.stat");
-	if (io_fd >= 0 && (p->set->v2_controllers & CG_IO)) {
-		p->file[IO_STAT_V2] = (struct file_state){.fd = io_fd, .version = 2};
-		p->io_v2 = true;
-	} else {
-		if (io_fd >= 0)
-			close(io_fd);
-		int b = open_in(p->set, CGR_BLKIO, "blkio.throttle.io_service_bytes_recursive");
-		int o = open_in(p->set, CGR_BLKIO, "blkio.throttle.io_serviced_recursive");
-		if (b >= 0 && o >= 0) {
-			p->file[BLKIO_BYTES] = (struct file_state){.fd = b, .version = 1};
-			p->file[BLKIO_OPS] = (struct file_state){.fd = o, .version = 1};
-		} else {
-			if (b >= 0)
-				close(b);
-			if (o >= 0)
-				close(o);
-		}
-	}
-	const char *io_note = NULL;
-	if (!p->io_v2 && p->file[BLKIO_BYTES].fd >= 0)
-		io_note = count_blkio(p);
-	bool have_io = p->file[IO_STAT_V2].fd >= 0 || p->file[BLKIO_BYTES].fd >= 0;
-	for (int f = F_IO_READ_BYTES; f <= F_IO_WRITE_OPS; f++)
-		p->have[f] = have_io;
 	/* pressure: the v2 cgroup's own, else the host's */
 	static const char *const psi[] = {"cpu.pressure", "io.pressure", "memory.pressure"};
 	int got = 0;
 	for (int i = 0; i < 3; i++) {
-		int fd = open_in(p->set, CGR_V2, psi[i]);
+		int fd = cgroup_set_open(p->set, CGR_V2, psi[i]);
 		if (fd >= 0) {
 			p->file[PSI_CPU + i] = (struct file_state){.fd = fd, .version = 2};
 			got++;
@@ -557,7 +421,7 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 		{CGR_MEMORY, "tasks", true, true},
 	};
 	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]) && !tasks_from; i++) {
-		int fd = open_in(p->set, tasks[i].role, tasks[i].name);
+		int fd = cgroup_set_open(p->set, tasks[i].role, tasks[i].name);
 		if (fd < 0)
 			continue;
 		struct file_state *f = &p->file[TASKS];
@@ -600,7 +464,7 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 	if (nprocs_path)
 		json_object_set_new(used, "nprocs", nprocs_path);
 	json_object_set_new(manifest, "read_from", used);
-	json_object_set_new(manifest, "io_counted_by", json_string(p->io_v2 ? "io.stat" : have_io ? "blkio.throttle" : "none"));
+	json_object_set_new(manifest, "io_counted_by", json_string(cg_io_counted_by(&p->io)));
 	if (io_note)
 		json_array_append_new(p->warnings, json_string(io_note));
 	json_object_set_new(manifest, "pressure_scope", json_string(!got ? "none" : p->system_psi ? "system" : "cgroup"));
