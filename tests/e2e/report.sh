@@ -216,11 +216,13 @@ EOY
 	sleep 0.3
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	pkill -9 -f "$TAG"
+	# the keeper, which outlives iopsample, stops the tree and says killed
+	wait_until 5 grep -q '"status": "killed"' "$WORK/episodes/cut/manifest.json" ||
+		{ echo "the cut episode's manifest does not say killed"; return 1; }
 	"$IOPSAMPLE" report "$WORK/episodes/z" "$WORK/episodes/cut" -o - >"$WORK/two.html" || { echo "report: exit $?"; return 1; }
 	render "$WORK/two.html" two || return 1
 	rendered_clean two || return 1
-	grep -q "This episode is running" "$WORK/two.dom" || { echo "the cut episode does not say so"; return 1; }
+	grep -q "This episode is killed: iopsample was killed mid-episode" "$WORK/two.dom" || { echo "the cut episode does not say so"; return 1; }
 	local n
 	n=$(grep -o '<section class="compare">.*</section>' "$WORK/two.dom" | grep -o '<figure class="chart' | wc -l)
 	[ "$n" -ge 6 ] || { echo "$n charts over the two episodes"; return 1; }

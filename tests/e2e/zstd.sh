@@ -74,6 +74,8 @@ EOY
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	wait_untagged 5 || { echo "the target outlived iopsample: $(tagged)"; return 1; }
+	# the keeper says killed once the tree and its cgroups are gone
+	wait_until 5 grep -q '"status": "killed"' "$d/manifest.json" || { echo "the manifest does not say killed"; return 1; }
 	"$PY" - "$d" "${before[@]}" <<'PY'
 import json, os, subprocess, sys
 from epi import expect, schema_validator
