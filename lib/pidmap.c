@@ -34,7 +34,7 @@ static int grow(struct pidmap *m)
 	return 0;
 }
 
-int pidmap_add(struct pidmap *m, pid_t pid, int value)
+int pidmap_add(struct pidmap *m, pid_t pid, int64_t value)
 {
 	if ((m->count + 1) * 2 > m->cap && grow(m) < 0)
 		return -ENOMEM;
@@ -46,7 +46,7 @@ int pidmap_add(struct pidmap *m, pid_t pid, int value)
 	return 1;
 }
 
-int *pidmap_get(const struct pidmap *m, pid_t pid)
+int64_t *pidmap_get(const struct pidmap *m, pid_t pid)
 {
 	if (!m->count)
 		return NULL;

@@ -1,4 +1,4 @@
-/* A map from pid to a small int, for sets of processes and threads.
+/* A map from pid to an integer, for sets of processes and threads.
  *
  * Open addressing with linear probing, at most half full, so a lookup is a few
  * probes and memory grows only with the number of pids (proc_io's per-scan
@@ -8,11 +8,12 @@
 #define IOPSAMPLE_PIDMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct pidmap_slot {
 	pid_t pid; /* 0: empty */
-	int value;
+	int64_t value;
 };
 
 struct pidmap {
@@ -23,9 +24,9 @@ struct pidmap {
 
 /* 1 when pid was added with value, 0 when it was there (its value unchanged),
  * -ENOMEM. */
-int pidmap_add(struct pidmap *m, pid_t pid, int value);
+int pidmap_add(struct pidmap *m, pid_t pid, int64_t value);
 /* The value stored for pid, or NULL. Valid until the next add or del. */
-int *pidmap_get(const struct pidmap *m, pid_t pid);
+int64_t *pidmap_get(const struct pidmap *m, pid_t pid);
 /* 1 when pid was removed, 0 when it was not there. */
 int pidmap_del(struct pidmap *m, pid_t pid);
 void pidmap_clear(struct pidmap *m);

@@ -78,7 +78,7 @@ void procfs_files_sweep(struct procfs_files *f)
 
 static struct procfs_kept *slot_of(struct procfs_files *f, pid_t pid)
 {
-	int *at = pidmap_get(&f->index, pid);
+	int64_t *at = pidmap_get(&f->index, pid);
 	if (at)
 		return &f->slot[*at];
 	if (f->n == f->cap) {
@@ -232,7 +232,7 @@ int procfs_files_poll(struct procfs_files *f)
 		if (n < 0)
 			return errno == EINTR ? 0 : -errno;
 		for (int i = 0; i < n; i++) {
-			int *at = pidmap_get(&f->index, (pid_t)ev[i].data.u64);
+			int64_t *at = pidmap_get(&f->index, (pid_t)ev[i].data.u64);
 			if (!at)
 				continue;
 			/* said once: a zombie's pidfd stays readable */
@@ -248,7 +248,7 @@ int procfs_files_poll(struct procfs_files *f)
 
 bool procfs_files_known_stat(const struct procfs_files *f, pid_t pid, struct proc_stat *st)
 {
-	int *at = pidmap_get(&f->index, pid);
+	int64_t *at = pidmap_get(&f->index, pid);
 	const struct procfs_kept *k = at ? &f->slot[*at] : NULL;
 	if (!k || k->pidfd < 0 || k->exited || !k->have_stat)
 		return false;

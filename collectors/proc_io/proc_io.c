@@ -179,7 +179,7 @@ static int grow_members(struct proc_io *p, size_t n)
 
 static int index_of(const struct proc_io *p, pid_t pid)
 {
-	int *i = pidmap_get(&p->at, pid);
+	int64_t *i = pidmap_get(&p->at, pid);
 	return i ? *i : -1;
 }
 

@@ -298,7 +298,7 @@ static int scan_walk(struct taskstats *p, struct errbuf *why)
 	if ((r = ts_get_many(&p->ask, p->walked.v, p->walked.n, keep_answer, p, why)) < 0)
 		return r;
 	for (size_t i = 0; i < p->nans; i++) {
-		int *process = pidmap_get(&p->process_of, p->ans[i].r.tid);
+		int64_t *process = pidmap_get(&p->process_of, p->ans[i].r.tid);
 		if (!process)
 			continue;
 		p->ans[i].r.tgid = *process < 0 ? -*process : *process;

@@ -69,7 +69,7 @@ int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r, uin
 {
 	if (RESERVE(t->sighted, t->nsighted, t->sighted_cap) < 0)
 		return -ENOMEM;
-	int *at = pidmap_get(&t->index, r->tid);
+	int64_t *at = pidmap_get(&t->index, r->tid);
 	if (at)
 		t->t[*at].seen = true;
 	t->sighted[t->nsighted++] = (struct ts_sighting){
@@ -105,7 +105,7 @@ int ts_tree_exit(struct ts_tree *t, const struct ts_record *r, uint64_t received
 
 static struct ts_thread *lookup(const struct ts_tree *t, pid_t tid)
 {
-	const int *at = pidmap_get(&t->index, tid);
+	const int64_t *at = pidmap_get(&t->index, tid);
 	return at ? &t->t[*at] : NULL;
 }
 

@@ -24,7 +24,7 @@ TEST(random_operations_match_a_reference)
 			EXPECT_EQ(pidmap_del(&m, pid), ref[pid] ? 1 : 0);
 			ref[pid] = 0;
 		} else {
-			int *v = pidmap_get(&m, pid);
+			int64_t *v = pidmap_get(&m, pid);
 			if (ref[pid]) {
 				EXPECT(v != NULL);
 				EXPECT_EQ(*v, ref[pid]);
@@ -35,7 +35,7 @@ TEST(random_operations_match_a_reference)
 	}
 	size_t n = 0;
 	for (pid_t p = 1; p < RANGE; p++) {
-		int *v = pidmap_get(&m, p);
+		int64_t *v = pidmap_get(&m, p);
 		EXPECT_EQ(v != NULL, ref[p] != 0);
 		n += ref[p] != 0;
 	}
@@ -58,7 +58,7 @@ TEST(deleting_from_a_wrapped_run_keeps_the_rest_reachable)
 	for (int i = 0; i < 40; i += 2)
 		EXPECT_EQ(pidmap_del(&m, pids[i]), 1);
 	for (int i = 0; i < 40; i++) {
-		int *v = pidmap_get(&m, pids[i]);
+		int64_t *v = pidmap_get(&m, pids[i]);
 		if (i % 2)
 			EXPECT(v && *v == i);
 		else
