@@ -77,7 +77,8 @@ target_exec(const struct target_spec *t, struct keeper_shared *sh, pid_t supervi
 			_exit(127);
 	if (!(pfd.revents & POLLIN))
 		_exit(0);
-	close(barrier);
+	/* the barrier is close-on-exec: closed by the exec, not by a close(2)
+	 * that syscall_io (counting the tree from the release) would see */
 	if (!before_exec(t, sh))
 		_exit(126);
 

@@ -11,15 +11,71 @@
  * completes, whoever completes it (docs/data-model.md). */
 #include "io_syscalls.h"
 
-#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+
+/* The metadata syscalls an architecture has not (arm64 has only the *at
+ * forms): their entries stay, never called, so every host's rows have the
+ * same keys. */
+#ifndef SYS_open
+#define SYS_open -1
+#endif
+#ifndef SYS_creat
+#define SYS_creat -1
+#endif
+#ifndef SYS_stat
+#define SYS_stat -1
+#endif
+#ifndef SYS_lstat
+#define SYS_lstat -1
+#endif
+#ifndef SYS_access
+#define SYS_access -1
+#endif
+#ifndef SYS_readlink
+#define SYS_readlink -1
+#endif
+#ifndef SYS_getdents
+#define SYS_getdents -1
+#endif
+#ifndef SYS_unlink
+#define SYS_unlink -1
+#endif
+#ifndef SYS_rename
+#define SYS_rename -1
+#endif
+#ifndef SYS_mkdir
+#define SYS_mkdir -1
+#endif
+#ifndef SYS_rmdir
+#define SYS_rmdir -1
+#endif
+#ifndef SYS_link
+#define SYS_link -1
+#endif
+#ifndef SYS_symlink
+#define SYS_symlink -1
+#endif
+#ifndef SYS_renameat
+#define SYS_renameat -1
+#endif
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
 #define SYSCALL(name, sides, rfd, wfd, msgvec)                                                    \
 	{#name, SYS_##name, sides, {rfd, wfd}, msgvec, SIO_VIA_SYSCALL, {-1, -1}}
 #define READ(name, fd) SYSCALL(name, SIO_SIDE_READ, fd, -1, 0)
 #define WRITE(name, fd) SYSCALL(name, SIO_SIDE_WRITE, -1, fd, 0)
 #define BOTH(name, in, out) SYSCALL(name, SIO_SIDE_BOTH, in, out, 0)
+#define META(name) SYSCALL(name, SIO_SIDE_META, -1, -1, 0)
 
 const struct io_syscall io_syscalls[] = {
 	READ(read, 0),
@@ -46,6 +102,18 @@ const struct io_syscall io_syscalls[] = {
 	/* not syscalls: requests, each counted as it completes */
 	{"aio", -1, SIO_SIDE_BY_OP, {-1, -1}, 0, SIO_VIA_AIO, {SYS_io_getevents, SYS_io_pgetevents}},
 	{"io_uring", -1, SIO_SIDE_BY_OP, {-1, -1}, 0, SIO_VIA_IO_URING, {-1, -1}},
+	/* metadata, by family (docs/data-model.md): open, close, stat,
+	 * directory, sync, seek, names, size */
+	META(open), META(openat), META(openat2), META(creat),
+	META(close), META(close_range),
+	META(stat), META(lstat), META(fstat), META(newfstatat), META(statx), META(access),
+	META(faccessat), META(faccessat2), META(readlink), META(readlinkat),
+	META(getdents), META(getdents64),
+	META(fsync), META(fdatasync), META(sync_file_range), META(syncfs),
+	META(lseek),
+	META(unlink), META(unlinkat), META(rename), META(renameat), META(renameat2), META(mkdir),
+	META(mkdirat), META(rmdir), META(link), META(linkat), META(symlink), META(symlinkat),
+	META(truncate), META(ftruncate), META(fallocate),
 };
 const size_t io_nsyscalls = sizeof(io_syscalls) / sizeof(io_syscalls[0]);
 
@@ -57,11 +125,42 @@ const struct io_syscall *io_syscall_find(const char *name)
 	return NULL;
 }
 
-void io_syscall_names(char *buf, size_t size)
+/* The optimal string alignment distance of a and b (each under 32
+ * letters): insertions, deletions, substitutions and swaps of two
+ * neighbours each cost 1. */
+static size_t distance(const char *a, const char *b)
 {
-	size_t used = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < io_nsyscalls && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-					 io_syscalls[i].name);
+	size_t la = strlen(a), lb = strlen(b);
+	if (la >= 32 || lb >= 32)
+		return SIZE_MAX;
+	size_t d[32][32];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const struct io_syscall *io_syscall_nearest(const char *name)
+{
+	const struct io_syscall *best = NULL;
+	size_t best_d = 3;
+	for (size_t i = 0; i < io_nsyscalls; i++) {
+		size_t d = distance(name, io_syscalls[i].name);
+		if (d < best_d)
+			best = &io_syscalls[i], best_d = d;
+	}
+	return best;
 }

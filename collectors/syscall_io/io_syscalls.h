@@ -26,7 +26,8 @@ extern const size_t io_nsyscalls;
 
 /* The entry named name, or NULL. */
 const struct io_syscall *io_syscall_find(const char *name);
-/* "read, write, ..." for error messages. */
-void io_syscall_names(char *buf, size_t size);
+/* The entry whose name is nearest to name (at most two letters added,
+ * dropped, changed or swapped: a typo), or NULL. */
+const struct io_syscall *io_syscall_nearest(const char *name);
 
 #endif

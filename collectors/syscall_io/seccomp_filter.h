@@ -22,7 +22,7 @@
 #error "syscall_io: add this architecture's AUDIT_ARCH value"
 #endif
 
-#define SECCOMP_FILTER_MAX_NRS 32
+#define SECCOMP_FILTER_MAX_NRS 80
 #define SECCOMP_FILTER_MAX_INSNS (5 + 2 * SECCOMP_FILTER_MAX_NRS)
 
 /* Fills insns (SECCOMP_FILTER_MAX_INSNS long) and returns the count, or

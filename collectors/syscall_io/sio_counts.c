@@ -15,16 +15,26 @@ void sio_record(struct sio_counts *c, const struct sio_call *call)
 	uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
 	atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	if (call->is_error) {
-		bump(&c->errors[call->i], 1);
-	} else {
-		bump(&c->calls[call->i], 1);
+	bump(call->is_error ? &c->errors[call->i] : &c->calls[call->i], 1);
+	if (call->timed)
+		bump(&c->time_ns[call->i], call->ns);
+	else if (!call->request)
+		bump(&c->untimed, 1);
+	unsigned t = log2_bucket(call->ns);
+	if (call->sides & SIO_SIDE_META) {
+		if (call->timed)
+			bump(&c->time_hist[IO_META][t], 1);
+	} else if (!call->is_error) {
 		bump(&c->bytes[call->i], call->bytes);
 		for (int d = IO_READ; d <= IO_WRITE; d++) {
 			if (!(call->sides & (1u << d)))
 				continue;
 			bump(&c->hist[d][log2_bucket(call->bytes)], 1);
 			bump(&c->kind_bytes[d][call->kind[d]], call->bytes);
+			if (call->timed) {
+				bump(&c->time_hist[d][t], 1);
+				bump(&c->side_time_ns[d], call->ns);
+			}
 		}
 	}
 	atomic_store_explicit(&c->seq, s + 2, memory_order_release);
@@ -47,8 +57,13 @@ void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
 		copy(out->calls, c->calls, c->n);
 		copy(out->bytes, c->bytes, c->n);
 		copy(out->errors, c->errors, c->n);
+		copy(out->time_ns, c->time_ns, c->n);
 		copy(out->hist[0], c->hist[0], SIO_HIST_BUCKETS);
 		copy(out->hist[1], c->hist[1], SIO_HIST_BUCKETS);
+		for (int d = 0; d < SIO_TIME_HISTS; d++)
+			copy(out->time_hist[d], c->time_hist[d], SIO_HIST_BUCKETS);
+		copy(out->side_time_ns, c->side_time_ns, 2);
+		copy(&out->untimed, &c->untimed, 1);
 		copy(out->kind_bytes[0], c->kind_bytes[0], SIO_KINDS);
 		copy(out->kind_bytes[1], c->kind_bytes[1], SIO_KINDS);
 		atomic_thread_fence(memory_order_acquire);

@@ -20,8 +20,14 @@ struct sio_totals {
 	uint64_t calls[SIO_MAX_SYSCALLS]; /* successful calls */
 	uint64_t bytes[SIO_MAX_SYSCALLS]; /* bytes they returned */
 	uint64_t errors[SIO_MAX_SYSCALLS];
+	uint64_t time_ns[SIO_MAX_SYSCALLS]; /* every call's, failed ones too */
 	uint64_t hist[2][SIO_HIST_BUCKETS]; /* [enum io_dir][bucket] */
-	uint64_t kind_bytes[2][SIO_KINDS];  /* [enum io_dir][enum sio_kind] */
+	/* [enum io_dir][log2 ns]: a side's successful calls; IO_META every
+	 * metadata call */
+	uint64_t time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
+	uint64_t side_time_ns[2];          /* [enum io_dir]: its calls' time */
+	uint64_t untimed;                  /* calls whose entry was not seen */
+	uint64_t kind_bytes[2][SIO_KINDS]; /* [enum io_dir][enum sio_kind] */
 };
 
 /* A side's calls and bytes (enum io_dir): every call that counts on a side
@@ -49,7 +55,11 @@ struct sio_counts {
 	_Atomic uint64_t calls[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t bytes[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t errors[SIO_MAX_SYSCALLS];
+	_Atomic uint64_t time_ns[SIO_MAX_SYSCALLS];
 	_Atomic uint64_t hist[2][SIO_HIST_BUCKETS];
+	_Atomic uint64_t time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
+	_Atomic uint64_t side_time_ns[2];
+	_Atomic uint64_t untimed;
 	_Atomic uint64_t kind_bytes[2][SIO_KINDS];
 };
 
@@ -60,6 +70,9 @@ struct sio_call {
 	uint64_t bytes;    /* what it moved (rval, or the messages' lengths) */
 	unsigned sides;    /* enum sio_sides, SIO_SIDE_BY_MODE resolved */
 	enum sio_kind kind[2]; /* [enum io_dir] */
+	bool timed;        /* its entry was seen: ns is its time */
+	bool request;      /* an aio or io_uring request: no call, no time */
+	uint64_t ns;
 };
 
 /* The writer: a counted call returned. */

@@ -140,7 +140,8 @@ static size_t stops(const struct sio_config *cfg, int *nrs, uint16_t *index)
 	for (size_t i = 0; i < cfg->n; i++) {
 		const struct io_syscall *sys = cfg->sys[i];
 		if (sys->via == SIO_VIA_SYSCALL) {
-			nrs[n] = sys->nr, index[n++] = (uint16_t)i;
+			if (sys->nr >= 0) /* not on this architecture: never called */
+				nrs[n] = sys->nr, index[n++] = (uint16_t)i;
 		} else if (sys->via == SIO_VIA_AIO) {
 			for (int k = 0; k < 2; k++)
 				nrs[n] = sys->reap_nr[k], index[n++] = (uint16_t)i;

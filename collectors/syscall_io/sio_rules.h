@@ -10,11 +10,13 @@
 
 /* The size histograms' buckets (log2_hist.h). */
 #define SIO_HIST_BUCKETS LOG2_HIST_BUCKETS
-/* Counted syscalls at most (io_syscalls.c has 21). */
-#define SIO_MAX_SYSCALLS 32
+/* Counted syscalls at most (io_syscalls.c has 21 and 2 request families,
+ * and 38 metadata syscalls). */
+#define SIO_MAX_SYSCALLS 64
 
-/* A row's two sides: bytes into the caller's memory, and out of it. */
-enum io_dir { IO_READ, IO_WRITE };
+/* A row's two sides: bytes into the caller's memory, and out of it; and
+ * the metadata calls, which move none (their time histogram's index). */
+enum io_dir { IO_READ, IO_WRITE, IO_META };
 
 /* The sides a syscall's bytes count on (io_syscalls.c says why for each). */
 enum sio_sides {
@@ -23,7 +25,12 @@ enum sio_sides {
 	SIO_SIDE_BOTH = SIO_SIDE_READ | SIO_SIDE_WRITE,
 	SIO_SIDE_BY_MODE = 4, /* vmsplice: write when its fd is open for writing, else read */
 	SIO_SIDE_BY_OP = 8,   /* aio, io_uring: each request's own (sio_aio_sides, sio_uring_sides) */
+	SIO_SIDE_META = 16,   /* a metadata call: calls, errors and time, no bytes */
 };
+
+/* The time histograms' buckets: log2 of a call's nanoseconds, the size
+ * histograms' edges. */
+#define SIO_TIME_HISTS 3 /* [enum io_dir]: read, write, meta */
 
 /* How a family's results reach syscall_io. */
 enum sio_via {

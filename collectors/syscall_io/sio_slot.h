@@ -13,15 +13,20 @@
 #define SIO_NOT_COUNTED 0xff
 
 /* One CPU's counts since the program was loaded, by counted syscall (config
- * order), and by side (enum io_dir): the size histograms and the bytes by
- * kind of descriptor (a side's calls and bytes are their sums). Laid out as struct sio_totals after the
+ * order: calls, bytes, errors and time), and by side (enum io_dir): the
+ * size and time histograms, the time and the bytes by kind of descriptor
+ * (a side's calls and bytes are sums). Laid out as struct sio_totals after the
  * sequence words. Only ever added to: the sampler takes differences. */
 struct sio_slot {
 	struct ebpf_slot_seq seq;
 	__u64 calls[SIO_MAX_SYSCALLS];
 	__u64 bytes[SIO_MAX_SYSCALLS];
 	__u64 errors[SIO_MAX_SYSCALLS];
+	__u64 time_ns[SIO_MAX_SYSCALLS];
 	__u64 hist[2][SIO_HIST_BUCKETS];
+	__u64 time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
+	__u64 side_time_ns[2];
+	__u64 untimed;
 	__u64 kind_bytes[2][SIO_KINDS];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 

@@ -28,6 +28,20 @@ const volatile __u8 sio_uring_index = SIO_NOT_COUNTED; /* ... of "io_uring" */
 
 EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
 
+/* When each thread of the tree entered the counted call it is in (its
+ * exit takes the entry out): LRU, so that a thread killed inside a call
+ * leaves nothing that lasts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);   /* tid */
+	__type(value, __u64); /* ns */
+} sio_entered SEC(".maps");
+
+/* A call's time as sio_count() takes it: ns, or one of these. */
+#define SIO_NS_UNTIMED ((__u64)-1) /* its entry was not seen (before attach) */
+#define SIO_NS_REQUEST ((__u64)-2) /* an aio or io_uring request: no call */
+
 /* The kind of an open file, or unknown without one. */
 static __always_inline __u8 file_kind(struct file *f)
 {
@@ -132,9 +146,9 @@ static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n, bool loop
 	return w.sum;
 }
 
-/* A call's bytes on side d (constant at each call site). */
+/* A call's bytes and time on side d (constant at each call site). */
 static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u32 bucket,
-				     __u32 kind)
+				     __u32 kind, __u64 ns, __u32 tbucket)
 {
 	/* a bound every verifier sees: the compiler is kept from knowing
 	 * kind's range, which it would use to test kind == 7 instead, a test
@@ -144,13 +158,18 @@ static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u
 		kind = SIO_KIND_UNKNOWN;
 	EBPF_SLOT_ADD(&s->hist[d][bucket], 1);
 	EBPF_SLOT_ADD(&s->kind_bytes[d][kind], bytes);
+	if (ns < SIO_NS_REQUEST) {
+		EBPF_SLOT_ADD(&s->time_hist[d][tbucket], 1);
+		EBPF_SLOT_ADD(&s->side_time_ns[d], ns);
+	}
 }
 
 /* How a result counts: its sides (enum sio_sides) and each side's kind. */
 #define SIO_HOW(sides, rkind, wkind) ((sides) | (__u32)(rkind) << 8 | (__u32)(wkind) << 16)
 
-/* One result of counted index i: an error, or bytes counted as how says. */
-__attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 how)
+/* One result of counted index i, which took ns (or SIO_NS_*): an error,
+ * a metadata call, or bytes counted as how says. */
+__attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 how, __u64 ns)
 {
 	if (i >= SIO_MAX_SYSCALLS)
 		return 0;
@@ -162,20 +181,25 @@ __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 ho
 	struct sio_slot *s = EBPF_THIS_CPU_SLOT(&sio_slots);
 	if (!s)
 		return 0;
-	if (sio_is_error(ret)) {
-		EBPF_SLOT_ENTER(&s->seq);
-		EBPF_SLOT_ADD(&s->errors[i], 1);
-		EBPF_SLOT_LEAVE(&s->seq);
-		return 0;
-	}
+	bool error = sio_is_error(ret);
 	__u32 bucket = log2_bucket(bytes) & (SIO_HIST_BUCKETS - 1);
+	__u32 tbucket = log2_bucket(ns) & (SIO_HIST_BUCKETS - 1);
 	EBPF_SLOT_ENTER(&s->seq);
-	EBPF_SLOT_ADD(&s->calls[i], 1);
-	EBPF_SLOT_ADD(&s->bytes[i], bytes);
-	if (how & SIO_SIDE_READ)
-		add_side(s, IO_READ, bytes, bucket, how >> 8 & 0xff);
-	if (how & SIO_SIDE_WRITE)
-		add_side(s, IO_WRITE, bytes, bucket, how >> 16 & 0xff);
+	EBPF_SLOT_ADD(error ? &s->errors[i] : &s->calls[i], 1);
+	if (ns < SIO_NS_REQUEST)
+		EBPF_SLOT_ADD(&s->time_ns[i], ns);
+	else if (ns == SIO_NS_UNTIMED)
+		EBPF_SLOT_ADD(&s->untimed, 1);
+	if (how & SIO_SIDE_META) {
+		if (ns < SIO_NS_REQUEST)
+			EBPF_SLOT_ADD(&s->time_hist[IO_META][tbucket], 1);
+	} else if (!error) {
+		EBPF_SLOT_ADD(&s->bytes[i], bytes);
+		if (how & SIO_SIDE_READ)
+			add_side(s, IO_READ, bytes, bucket, how >> 8 & 0xff, ns, tbucket);
+		if (how & SIO_SIDE_WRITE)
+			add_side(s, IO_WRITE, bytes, bucket, how >> 16 & 0xff, ns, tbucket);
+	}
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;
 }
@@ -217,8 +241,15 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 			sio_aio_event(w.events, k, i);
 		return 0;
 	}
+	/* its time, from its entry (a restarted call's: from its restart) */
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *entered = bpf_map_lookup_elem(&sio_entered, &tid), ns = SIO_NS_UNTIMED;
+	if (entered) {
+		ns = bpf_ktime_get_ns() - *entered;
+		bpf_map_delete_elem(&sio_entered, &tid);
+	}
 	if (sio_is_error(ret)) {
-		sio_count(i, ret, 0, 0);
+		sio_count(i, ret, 0, sio_sides[i], ns);
 		return 0;
 	}
 
@@ -235,7 +266,24 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 		if (sides & SIO_SIDE_WRITE)
 			wkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_WRITE]), 0) & 0xff;
 	}
-	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind));
+	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind), ns);
+	return 0;
+}
+
+/* A counted call's entry: when, for its exit (not io_getevents', whose
+ * events are requests). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(iops_sio_enter, struct pt_regs *regs, long id)
+{
+	if ((unsigned long)id >= SIO_MAX_NR)
+		return 0;
+	__u32 i = sio_index[id];
+	if (i >= SIO_MAX_SYSCALLS || i == sio_aio_index || kernel_compat_syscall() ||
+	    !tree_has_current())
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&sio_entered, &tid, &now, BPF_ANY);
 	return 0;
 }
 
@@ -278,7 +326,7 @@ __attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i
 	if (!sides)
 		return 0;
 	__u32 kind = sio_fd_kind(cb.fildes, 0) & 0xff;
-	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind));
+	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind), SIO_NS_REQUEST);
 	return 0;
 }
 
@@ -310,6 +358,6 @@ int BPF_PROG(iops_sio_uring_done, void *ring, void *request)
 	 * in the request's own data: unknown */
 	__u32 kind = file_kind(BPF_CORE_READ(req, file));
 	sio_count(sio_uring_index, res, (__u64)res,
-		  SIO_HOW(sides, sides == SIO_SIDE_BOTH ? SIO_KIND_UNKNOWN : kind, kind));
+		  SIO_HOW(sides, sides == SIO_SIDE_BOTH ? SIO_KIND_UNKNOWN : kind, kind), SIO_NS_REQUEST);
 	return 0;
 }

@@ -24,8 +24,14 @@ struct syscall_io {
 	size_t n;
 	struct sio_totals prev;
 	json_t *calls[2], *bytes[2], *errors;
+	json_t *meta_calls, *meta_errors;
+	json_t *time[SIO_TIME_HISTS]; /* read_time_ns, write_time_ns, meta_time_ns */
 	json_t *hist[2][SIO_HIST_BUCKETS];
-	json_t *by[SIO_MAX_SYSCALLS][3]; /* calls, bytes, errors */
+	json_t *time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
+	/* calls, bytes (NULL for a metadata call), errors, time_ns (NULL for
+	 * aio and io_uring: requests, not calls) */
+	json_t *by[SIO_MAX_SYSCALLS][4];
+	bool meta[SIO_MAX_SYSCALLS]; /* a metadata syscall */
 	json_t *by_kind[SIO_KINDS][2];   /* read_bytes, write_bytes */
 };
 
@@ -51,9 +57,14 @@ static int add_syscall(void *priv, struct cfg_ctx *c, const char *name, yaml_nod
 	struct sio_config *cfg = priv;
 	const struct io_syscall *sys = io_syscall_find(name);
 	if (!sys) {
-		char known[512];
-		io_syscall_names(known, sizeof(known));
-		return cfg_fail(c, item, "unknown syscall \"%s\" (syscall_io counts %s)", name, known);
+		const struct io_syscall *near = io_syscall_nearest(name);
+		if (near)
+			return cfg_fail(c, item, "unknown syscall \"%s\" (did you mean \"%s\"?)", name,
+					near->name);
+		return cfg_fail(c, item,
+				"unknown syscall \"%s\" (syscall_io counts the read/write families and the "
+				"metadata syscalls docs/data-model.md lists under syscall_io)",
+				name);
 	}
 	for (size_t i = 0; i < cfg->n; i++)
 		if (cfg->sys[i] == sys)
@@ -209,9 +220,16 @@ static json_t *zeros(json_t **cells, size_t n)
 	return a;
 }
 
+static const char *const dir_name[SIO_TIME_HISTS] = {"read", "write", "meta"};
+
+/* cell, a new zero, as obj's key; NULL (and a null) when !known */
+static void cell(json_t *obj, const char *key, json_t **cell, bool known)
+{
+	json_object_set_new(obj, key, known ? *cell = json_integer(0) : json_null());
+}
+
 static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_t *row)
 {
-	static const char *const dir_name[2] = {"read", "write"};
 	char key[32];
 	for (int d = IO_READ; d <= IO_WRITE; d++) {
 		snprintf(key, sizeof(key), "%s_calls", dir_name[d]);
@@ -220,19 +238,33 @@ static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_
 		json_object_set_new(row, key, s->bytes[d] = json_integer(0));
 	}
 	json_object_set_new(row, "error_calls", s->errors = json_integer(0));
+	json_object_set_new(row, "meta_calls", s->meta_calls = json_integer(0));
+	json_object_set_new(row, "meta_errors", s->meta_errors = json_integer(0));
+	for (int d = 0; d < SIO_TIME_HISTS; d++) {
+		snprintf(key, sizeof(key), "%s_time_ns", dir_name[d]);
+		json_object_set_new(row, key, s->time[d] = json_integer(0));
+	}
 	for (int d = IO_READ; d <= IO_WRITE; d++) {
 		snprintf(key, sizeof(key), "%s_size_hist", dir_name[d]);
 		json_object_set_new(row, key, zeros(s->hist[d], SIO_HIST_BUCKETS));
 	}
+	for (int d = 0; d < SIO_TIME_HISTS; d++) {
+		snprintf(key, sizeof(key), "%s_time_hist", dir_name[d]);
+		json_object_set_new(row, key, zeros(s->time_hist[d], SIO_HIST_BUCKETS));
+	}
 	json_t *by = json_object();
 	for (size_t i = 0; i < cfg->n; i++) {
 		/* a family the backend cannot see here: the same keys, null */
-		bool seen = !s->backend->unseen || !s->backend->unseen(cfg->sys[i]);
+		const struct io_syscall *sys = cfg->sys[i];
+		bool seen = !s->backend->unseen || !s->backend->unseen(sys);
+		s->meta[i] = sys->sides == SIO_SIDE_META;
 		json_t *one = json_object();
-		json_object_set_new(one, "calls", seen ? s->by[i][0] = json_integer(0) : json_null());
-		json_object_set_new(one, "bytes", seen ? s->by[i][1] = json_integer(0) : json_null());
-		json_object_set_new(one, "errors", seen ? s->by[i][2] = json_integer(0) : json_null());
-		json_object_set_new(by, cfg->sys[i]->name, one);
+		cell(one, "calls", &s->by[i][0], seen);
+		if (!s->meta[i])
+			cell(one, "bytes", &s->by[i][1], seen);
+		cell(one, "errors", &s->by[i][2], seen);
+		cell(one, "time_ns", &s->by[i][3], seen && sys->via == SIO_VIA_SYSCALL);
+		json_object_set_new(by, sys->name, one);
 	}
 	json_object_set_new(row, "by_syscall", by);
 	json_t *kinds = json_object();
@@ -299,21 +331,37 @@ static int sio_sample(void *state, struct errbuf *why)
 	if (r < 0)
 		return r;
 
-	uint64_t errors = 0;
+	uint64_t errors = 0, meta_calls = 0, meta_errors = 0, meta_time = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		uint64_t e = now.errors[i] - s->prev.errors[i];
-		errors += e;
+		uint64_t c = now.calls[i] - s->prev.calls[i], e = now.errors[i] - s->prev.errors[i];
+		uint64_t t = now.time_ns[i] - s->prev.time_ns[i];
+		if (s->meta[i]) {
+			meta_calls += c, meta_errors += e, meta_time += t;
+		} else {
+			errors += e;
+		}
 		if (!s->by[i][0])
 			continue; /* unseen: null */
-		json_integer_set(s->by[i][0], (json_int_t)(now.calls[i] - s->prev.calls[i]));
-		json_integer_set(s->by[i][1], (json_int_t)(now.bytes[i] - s->prev.bytes[i]));
+		json_integer_set(s->by[i][0], (json_int_t)c);
+		if (s->by[i][1])
+			json_integer_set(s->by[i][1], (json_int_t)(now.bytes[i] - s->prev.bytes[i]));
 		json_integer_set(s->by[i][2], (json_int_t)e);
+		if (s->by[i][3])
+			json_integer_set(s->by[i][3], (json_int_t)t);
 	}
+	json_integer_set(s->meta_calls, (json_int_t)meta_calls);
+	json_integer_set(s->meta_errors, (json_int_t)meta_errors);
+	json_integer_set(s->time[IO_META], (json_int_t)meta_time);
+	for (int d = 0; d < SIO_TIME_HISTS; d++)
+		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
+			json_integer_set(s->time_hist[d][b],
+					 (json_int_t)(now.time_hist[d][b] - s->prev.time_hist[d][b]));
 	for (int d = IO_READ; d <= IO_WRITE; d++) {
 		json_integer_set(s->calls[d],
 				 (json_int_t)(sio_side_calls(&now, d) - sio_side_calls(&s->prev, d)));
 		json_integer_set(s->bytes[d],
 				 (json_int_t)(sio_side_bytes(&now, d) - sio_side_bytes(&s->prev, d)));
+		json_integer_set(s->time[d], (json_int_t)(now.side_time_ns[d] - s->prev.side_time_ns[d]));
 		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
 			json_integer_set(s->hist[d][b], (json_int_t)(now.hist[d][b] - s->prev.hist[d][b]));
 		for (int k = 0; k < SIO_KINDS; k++)
@@ -322,6 +370,7 @@ static int sio_sample(void *state, struct errbuf *why)
 	}
 	json_integer_set(s->errors, (json_int_t)errors);
 	s->prev = now;
+	json_object_set_new(s->manifest, "untimed_calls", json_integer((json_int_t)now.untimed));
 	if (s->backend->report)
 		s->backend->report(s->counter, s->manifest);
 	return 0;

@@ -71,9 +71,9 @@ static bool stop_signal(int sig)
 
 /* The tracee's "inside counted syscall i" slot; a tracee seen for the first
  * time (auto-attached, its clone event not handled yet) is added. */
-static int *slot(struct tracer *tr, pid_t pid)
+static int64_t *slot(struct tracer *tr, pid_t pid)
 {
-	int *v = pidmap_get(&tr->tracees, pid);
+	int64_t *v = pidmap_get(&tr->tracees, pid);
 	if (v || pidmap_add(&tr->tracees, pid, NOT_IN_SYSCALL) < 0)
 		return v;
 	return pidmap_get(&tr->tracees, pid);
@@ -82,10 +82,10 @@ static int *slot(struct tracer *tr, pid_t pid)
 /* What a thread is inside, taken at the call's entry, where its arguments
  * are: the counted index, the sides its bytes count on and each side's kind
  * of descriptor, in one int (the tracee table's value). */
-#define INSIDE(i, sides, rkind, wkind) ((int)((i) | (sides) << 8 | (rkind) << 12 | (wkind) << 16))
+#define INSIDE(i, sides, rkind, wkind) ((int)((i) | (sides) << 8 | (rkind) << 16 | (wkind) << 20))
 #define INSIDE_INDEX(v) ((unsigned)(v)&0xff)
-#define INSIDE_SIDES(v) ((unsigned)(v) >> 8 & 0xf)
-#define INSIDE_KIND(v, d) ((enum sio_kind)((unsigned)(v) >> (12 + 4 * (d)) & 0xf))
+#define INSIDE_SIDES(v) ((unsigned)(v) >> 8 & 0xff)
+#define INSIDE_KIND(v, d) ((enum sio_kind)((unsigned)(v) >> (16 + 4 * (d)) & 0xf))
 
 /* The kind of descriptor fd of thread tid, and whether it is open for
  * writing (read from its fdinfo only when asked). */
@@ -205,7 +205,7 @@ static void aio_events(struct tracer *tr, pid_t tid, unsigned i, int64_t n)
 			enum sio_kind kind = fd_kind(tid, fd, NULL);
 			struct sio_call call = {.i = i, .is_error = sio_is_error(ev[j].res),
 						.bytes = (uint64_t)ev[j].res, .sides = sides,
-						.kind = {kind, kind}};
+						.kind = {kind, kind}, .request = true};
 			sio_record(tr->counts, &call);
 		}
 		k += m;
@@ -214,12 +214,16 @@ static void aio_events(struct tracer *tr, pid_t tid, unsigned i, int64_t n)
 
 /* At a syscall-exit stop: the result of the counted syscall the thread was
  * inside, if any. A restart code is no result: the call runs again. */
-static void count_exit(struct tracer *tr, pid_t tid, int inside,
+static void count_exit(struct tracer *tr, pid_t tid, int64_t inside,
 		       const struct __ptrace_syscall_info *info)
 {
 	if (info->op != PTRACE_SYSCALL_INFO_EXIT || inside == NOT_IN_SYSCALL ||
 	    sio_restarting(info->exit.rval))
 		return;
+	/* the time from the stop at its entry to this one (the tracer's own
+	 * delay at both included; a restarted call's from its restart) */
+	int64_t *at = pidmap_get(&tr->entered, tid);
+	int64_t ns = at ? clock_mono_ns() - *at : 0;
 	if (tr->sys[INSIDE_INDEX(inside)]->via == SIO_VIA_AIO) {
 		if (!info->exit.is_error)
 			aio_events(tr, tid, INSIDE_INDEX(inside), info->exit.rval);
@@ -231,6 +235,8 @@ static void count_exit(struct tracer *tr, pid_t tid, int inside,
 		.bytes = (uint64_t)info->exit.rval,
 		.sides = INSIDE_SIDES(inside),
 		.kind = {INSIDE_KIND(inside, IO_READ), INSIDE_KIND(inside, IO_WRITE)},
+		.timed = at != NULL,
+		.ns = ns > 0 ? (uint64_t)ns : 0,
 	};
 	if (!call.is_error && tr->sys[call.i]->msgvec)
 		call.bytes = mmsg_bytes(tid, call.bytes);
@@ -238,7 +244,19 @@ static void count_exit(struct tracer *tr, pid_t tid, int inside,
 }
 
 /* A syscall-entry stop (attached only) or a syscall-exit stop. */
-static int syscall_stop(struct tracer *tr, pid_t pid, int *inside)
+/* A thread entered counted call i: what its exit will count, and when. */
+static int64_t entering(struct tracer *tr, pid_t tid, unsigned i, const uint64_t *args)
+{
+	int64_t now = clock_mono_ns();
+	int64_t *at = pidmap_get(&tr->entered, tid);
+	if (at)
+		*at = now;
+	else
+		pidmap_add(&tr->entered, tid, now); /* out of memory: the call is untimed */
+	return entered(tr, tid, i, args);
+}
+
+static int syscall_stop(struct tracer *tr, pid_t pid, int64_t *inside)
 {
 	struct __ptrace_syscall_info info;
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
@@ -247,7 +265,7 @@ static int syscall_stop(struct tracer *tr, pid_t pid, int *inside)
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		bool ours = info.arch == SECCOMP_NATIVE_ARCH && info.entry.nr < TRACER_MAX_NR;
 		int i = ours ? tr->index_of_nr[info.entry.nr] : NOT_IN_SYSCALL;
-		*inside = i == NOT_IN_SYSCALL ? i : entered(tr, pid, (unsigned)i, info.entry.args);
+		*inside = i == NOT_IN_SYSCALL ? i : entering(tr, pid, (unsigned)i, info.entry.args);
 		return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 	}
 	count_exit(tr, pid, *inside, &info);
@@ -259,9 +277,10 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 {
 	if (!WIFSTOPPED(status)) {
 		pidmap_del(&tr->tracees, pid); /* exited or killed */
+		pidmap_del(&tr->entered, pid);
 		return 0;
 	}
-	int *inside = slot(tr, pid);
+	int64_t *inside = slot(tr, pid);
 	if (!inside)
 		return fail(tr, ENOMEM, "tracking thread", pid);
 	int sig = WSTOPSIG(status);
@@ -281,7 +300,7 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 			struct __ptrace_syscall_info info;
 			if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
 				return errno == ESRCH ? 0 : fail(tr, errno, "PTRACE_GET_SYSCALL_INFO", pid);
-			*inside = entered(tr, pid, (unsigned)(msg - TRACER_SECCOMP_DATA), info.seccomp.args);
+			*inside = entering(tr, pid, (unsigned)(msg - TRACER_SECCOMP_DATA), info.seccomp.args);
 			return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 		}
 		return resume(tr, pid, 0); /* a filter of the target's own */
@@ -291,8 +310,10 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 		 * id, and its own id is gone without an exit to report. */
 		if ((r = event_msg(tr, pid, &msg)) < 0)
 			return r;
-		if (r == 0 && (pid_t)msg != pid)
+		if (r == 0 && (pid_t)msg != pid) {
 			pidmap_del(&tr->tracees, (pid_t)msg);
+			pidmap_del(&tr->entered, (pid_t)msg);
+		}
 		if (!(inside = slot(tr, pid)))
 			return fail(tr, ENOMEM, "tracking thread", pid);
 		*inside = NOT_IN_SYSCALL;
@@ -325,7 +346,7 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
  * syscall-exit stop counted first and a pending signal passed on. */
 static int on_stop_detaching(struct tracer *tr, pid_t pid, int status)
 {
-	int *inside = pidmap_get(&tr->tracees, pid);
+	int64_t *inside = pidmap_get(&tr->tracees, pid);
 	if (WIFSTOPPED(status)) {
 		int sig = WSTOPSIG(status);
 		int deliver = 0;
@@ -342,6 +363,7 @@ static int on_stop_detaching(struct tracer *tr, pid_t pid, int status)
 			return r;
 	}
 	pidmap_del(&tr->tracees, pid);
+	pidmap_del(&tr->entered, pid);
 	return 0;
 }
 
@@ -520,6 +542,7 @@ void tracer_stop(struct tracer *tr)
 		if (pthread_timedjoin_np(tr->thread, NULL, &ts) == 0) {
 			tr->running = false;
 			pidmap_free(&tr->tracees);
+			pidmap_free(&tr->entered);
 			return;
 		}
 	} while (clock_mono_ns() < deadline);

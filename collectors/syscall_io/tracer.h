@@ -50,6 +50,7 @@ struct tracer {
 	int start_err;
 	bool spin; /* poll briefly for the next stop before sleeping */
 	struct pidmap tracees; /* tid -> the counted call it is inside (tracer.c: INSIDE), or -1 */
+	struct pidmap entered; /* tid -> CLOCK_MONOTONIC ns when it entered that call */
 	_Atomic int stopping;
 	_Atomic int finished;
 	struct errbuf err; /* err.msg is set when finished with a failure */

@@ -28,7 +28,8 @@ print(exact.netio_matches(ep, json.load(open(sys.argv[2]))))
 PY
 }
 
-# Without syscalls: every family is counted, each in by_syscall.
+# Without syscalls: every family is counted, the metadata calls too, each
+# in by_syscall.
 every_family_by_default() {
 	cat >"$WORK/default.yaml" <<EOY
 episode: {name: default}
@@ -42,6 +43,13 @@ from epi import expect
 names = ep.manifest["config"]["sources"]["syscall_io"]["syscalls"]
 want = ["read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2"]
 want += [n.strip() for n in sys.argv[2].split(",")] + ["aio", "io_uring"]
+# and the metadata syscalls, by family: open, close, stat, directory, sync,
+# seek, names, size
+want += ["open", "openat", "openat2", "creat", "close", "close_range", "stat", "lstat", "fstat",
+         "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat",
+         "getdents", "getdents64", "fsync", "fdatasync", "sync_file_range", "syncfs", "lseek",
+         "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
+         "link", "linkat", "symlink", "symlinkat", "truncate", "ftruncate", "fallocate"]
 expect(sorted(names) == sorted(want), "default syscalls %s" % names)
 expect(list(ep.rows["syscall_io"][0]["by_syscall"]) == names, "by_syscall keys")
 print("%d families by default" % len(names))

@@ -142,10 +142,10 @@ EOY
 	sup=$!
 	wait_for_file "$WORK/$name.pid" && wait_for_file "$WORK/episodes/$name/syscall_io.jsonl" || { echo "did not start"; return 1; }
 	during=$(bpf_objects "$(pgrep -P $sup -x iops-syscall_io)")
-	# sys_exit, the tree's fork and exit, io_uring's completions
-	[ "$(grep -o 'prog:' <<<"$during" | wc -l)$(grep -o 'link:' <<<"$during" | wc -l)" = 44 ] &&
-		[ "$(grep -o 'map:' <<<"$during" | wc -l)" -ge 3 ] ||
-		{ echo "while running, expected 4 programs, 4 links and their maps: $during"; return 1; }
+	# sys_enter, sys_exit, the tree's fork and exit, io_uring's completions
+	[ "$(grep -o 'prog:' <<<"$during" | wc -l)$(grep -o 'link:' <<<"$during" | wc -l)" = 55 ] &&
+		[ "$(grep -o 'map:' <<<"$during" | wc -l)" -ge 4 ] ||
+		{ echo "while running, expected 5 programs, 5 links and their maps: $during"; return 1; }
 	for o in $during; do
 		bpftool "${o%%:*}" show id "${o#*:}" >/dev/null 2>&1 || { echo "bpftool does not list $o"; return 1; }
 	done

@@ -182,6 +182,8 @@ def reason_for(src, m, field):
     """The manifest's reason that src's field is null, or None."""
     if src == "syscall_io":
         fam = field.split(".")[1] if field.startswith("by_syscall.") else None
+        if fam in ("aio", "io_uring") and field.endswith(".time_ns"):
+            return "requests, not calls: no call time (docs/data-model.md)"
         return m.get("unseen", {}).get(fam) if fam else None
     if src == "perf_event":
         for ev in m["events"]:

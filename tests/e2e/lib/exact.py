@@ -103,7 +103,7 @@ def fio_matches(ep, job, engine):
         expect(by("io_uring", "calls") == ios and by("io_uring", "errors") == 0,
                "io_uring: %d requests, fio %d" % (by("io_uring", "calls"), ios))
     elif engine == "io_uring":
-        expect(all(r["by_syscall"]["io_uring"] == {"calls": None, "bytes": None, "errors": None} for r in rows),
+        expect(all(r["by_syscall"]["io_uring"] == {"calls": None, "bytes": None, "errors": None, "time_ns": None} for r in rows),
                "io_uring not null")
         expect(unseen["io_uring"], "no reason")
     return ("%s, %s: %d requests%s, %d B read, %d B written to the device: %s" % (

@@ -1,0 +1,211 @@
+# syscall_io's metadata syscalls and the time of every call (issue 36),
+# with both backends. Ground truth: tests/workloads/metawork, which counts
+# every metadata call it makes (each family's every syscall, some made to
+# fail), and strace -f -c run on the same programs in the same test: tar
+# creating and extracting a tree of many files, find over it, and a Python
+# loader that walks, stats and reads it.
+. "$(dirname "$0")/lib/common.sh"
+
+METAWORK=$WORKLOADS/metawork
+
+# Each row's time fields add up: a side's histogram counts its timed calls,
+# the metadata one every metadata call, and meta_time_ns is the metadata
+# syscalls' time_ns summed.
+TIME_CHECKS='
+def by(ep, name, f):
+    return sum(r["by_syscall"][name][f] for r in ep.rows["syscall_io"])
+
+def time_adds_up(ep):
+    rows = ep.rows["syscall_io"]
+    meta = [n for n, e in rows[0]["by_syscall"].items() if "bytes" not in e]
+    for r in rows:
+        b = r["by_syscall"]
+        expect(sum(r["meta_time_hist"]) == r["meta_calls"] + r["meta_errors"], "row %d: meta_time_hist %d, %d calls" % (
+            r["seq"], sum(r["meta_time_hist"]), r["meta_calls"] + r["meta_errors"]))
+        expect(sum(r["read_time_hist"]) == r["read_calls"] and sum(r["write_time_hist"]) == r["write_calls"],
+               "row %d: time histograms %d and %d, calls %d and %d" % (r["seq"], sum(r["read_time_hist"]),
+               sum(r["write_time_hist"]), r["read_calls"], r["write_calls"]))
+        expect(sum(b[n]["time_ns"] for n in meta) == r["meta_time_ns"], "row %d: meta_time_ns" % r["seq"])
+        expect(sum(b[n]["calls"] for n in meta) == r["meta_calls"] and
+               sum(b[n]["errors"] for n in meta) == r["meta_errors"], "row %d: meta_calls" % r["seq"])
+    expect(ep.manifest["sources"]["syscall_io"]["untimed_calls"] == 0, "untimed calls")
+'
+
+# strace -f -c's table (-o FILE) as {syscall: [calls, errors]}, its calls
+# the failed ones included
+STRACE_TABLE='
+def strace_table(path):
+    out = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) < 5 or not f[0][0].isdigit() or f[-1] == "total":
+            continue
+        nums = f[:-1]
+        out[f[-1]] = [int(nums[3]), int(nums[4]) if len(nums) > 4 else 0]
+    return out
+'
+
+# metawork's own count of each metadata syscall, exactly, with what glibc's
+# static start-up calls (one readlink of /proc/self/exe), which strace -f -c
+# of the same run in this test counts; no other metadata call.
+known_pattern() { # backend
+	mkdir -p "$WORK/mw-$1" "$WORK/mw-strace-$1"
+	command -v strace >/dev/null || { echo "no strace"; return 1; }
+	strace -f -c -o "$WORK/mw-$1.strace" "$METAWORK" "$WORK/mw-strace-$1" 5 >/dev/null || { echo "strace run failed"; return 1; }
+	cat >"$WORK/mw-$1.yaml" <<EOY
+episode: {name: mw-$1, output_dir: $WORK/episodes}
+target: {command: [$METAWORK, $WORK/mw-$1, "5"], stdout: file}
+sources:
+  syscall_io: {interval: 10ms, backend: $1}
+EOY
+	"$IOPSAMPLE" run "$WORK/mw-$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/mw-$1" "$WORK/mw-$1.strace" <<PY
+import json
+from epi import expect
+$TIME_CHECKS
+$STRACE_TABLE
+w = json.load(open(ep.dir + "/target.stdout"))
+st = strace_table(sys.argv[2])
+first = ep.rows["syscall_io"][0]["by_syscall"]
+meta = [n for n, e in first.items() if "bytes" not in e]
+expect(sorted(meta) == sorted(w), "metadata syscalls %s, metawork's %s" % (meta, sorted(w)))
+startup = {}
+for n in meta:
+    ok, failed = w[n]
+    s_calls, s_errors = st.get(n, [0, 0])
+    # what metawork did not call itself: glibc's start-up, as strace saw it
+    extra = [s_calls - s_errors - ok, s_errors - failed]
+    expect(min(extra) >= 0, "%s: strace %s, fewer than metawork's %s" % (n, st.get(n), w[n]))
+    if extra != [0, 0]:
+        startup[n] = extra
+    got = [by(ep, n, f) for f in ("calls", "errors")]
+    expect(got == [ok + extra[0], failed + extra[1]], "%s: calls and errors %s, metawork's %s and start-up's %s" % (
+        n, got, w[n], extra))
+    expect(by(ep, n, "time_ns") > 0, "%s: no time" % n)
+expect(sum(a + b for a, b in startup.values()) <= 2, "start-up's metadata calls %s" % startup)
+expect(ep.total("syscall_io", "meta_calls") == sum(c for c, e in w.values()) + sum(a for a, b in startup.values()), "meta_calls")
+expect(ep.total("syscall_io", "meta_errors") == sum(e for c, e in w.values()) + sum(b for a, b in startup.values()), "meta_errors")
+time_adds_up(ep)
+print("%d metadata syscalls, %d calls and %d errors as metawork made them (start-up: %s); %.0f us of metadata time" % (
+    len(meta), ep.total("syscall_io", "meta_calls"), ep.total("syscall_io", "meta_errors"), startup,
+    ep.total("syscall_io", "meta_time_ns") / 1e3))
+PY
+}
+
+# A tree of 240 small files in 12 directories, a symlink in each.
+make_tree() {
+	local d f
+	for d in $(seq 12); do
+		mkdir -p "$WORK/tree/d$d" || return 1
+		for f in $(seq 20); do printf 'file %d of %d\n' "$f" "$d" >"$WORK/tree/d$d/f$f.txt"; done
+		ln -s f1.txt "$WORK/tree/d$d/link"
+	done
+}
+
+LOADER='import os
+n = 0
+for root, dirs, files in os.walk("tree"):
+    for f in sorted(files):
+        p = os.path.join(root, f)
+        os.stat(p)
+        with open(p, "rb") as h:
+            n += len(h.read())
+os.stat("tree/nothing-here") if os.path.exists("tree/nothing-here") else None
+print(n)'
+
+tar_extract() {
+	mkdir -p "$WORK/x-tar-x-strace" "$WORK/x-tar-x-ebpf" "$WORK/x-tar-x-ptrace" &&
+		real_program tar-x tar -xf tar-c-strace.tar -C "x-{}"
+}
+
+# PROGRAM: each run once under strace -f -c and once as an episode with
+# each backend, in $WORK, its stdin /dev/null, its stdout and stderr files; {} in
+# its words becomes the run's name (a directory of its own to extract
+# into). Every syscall_io count of the configured syscalls, read/write and
+# metadata, equals strace's.
+real_program() { # name words...
+	local name=$1 b
+	shift
+	command -v strace >/dev/null || { echo "no strace"; return 1; }
+	(cd "$WORK" && strace -f -c -o "$WORK/$name.strace" "${@//\{\}/$name-strace}" </dev/null >"$WORK/$name-strace.out" 2>"$WORK/$name-strace.err") ||
+		{ echo "$name under strace: exit $?"; return 1; }
+	for b in ebpf ptrace; do
+		# a JSON list is a YAML flow sequence
+		"$PY" -c 'import json, sys
+name, work, b = sys.argv[1:4]
+print("episode: {name: %s-%s, output_dir: %s/episodes}" % (name, b, work))
+print("target: {cwd: %s, stdout: file, stderr: file, command: %s}" % (json.dumps(work), json.dumps(sys.argv[4:])))
+print("sources: {syscall_io: {interval: 20ms, backend: %s}}" % b)' "$name" "$WORK" "$b" "${@//\{\}/$name-$b}" >"$WORK/$name-$b.yaml"
+		"$IOPSAMPLE" run "$WORK/$name-$b.yaml" --quiet </dev/null || { echo "$name, $b: exit $?"; return 1; }
+	done
+	"$PY" - "$WORK" "$name" <<PY
+import sys, epi
+from epi import expect
+$TIME_CHECKS
+$STRACE_TABLE
+work, name = sys.argv[1], sys.argv[2]
+st = strace_table("%s/%s.strace" % (work, name))
+said = []
+for b in ("ebpf", "ptrace"):
+    ep = epi.Episode("%s/episodes/%s-%s" % (work, name, b))
+    for n, e in ep.rows["syscall_io"][0]["by_syscall"].items():
+        if e is None or n in ("aio", "io_uring"):
+            continue
+        got = [by(ep, n, "calls") + by(ep, n, "errors"), by(ep, n, "errors")]
+        expect(got == st.get(n, [0, 0]), "%s, %s: %s calls and errors %s, strace -f -c %s" % (name, b, n, got, st.get(n, [0, 0])))
+    time_adds_up(ep)
+    said.append("%s %d metadata calls (%d failed), %d reads, %d writes" % (b, ep.total("syscall_io", "meta_calls") +
+                ep.total("syscall_io", "meta_errors"), ep.total("syscall_io", "meta_errors"),
+                ep.total("syscall_io", "read_calls"), ep.total("syscall_io", "write_calls")))
+print("%s: as strace -f -c: %s" % (name, "; ".join(said)))
+PY
+}
+
+# Time against fio's own: 4096 random O_DIRECT reads of 4 KiB with psync
+# on a loop device; syscall_io's mean pread64 time (ebpf) within 15 % of
+# fio's mean completion latency (its lat_ns, which is the same calls timed
+# from user space, a clock read on each side). The loader's two pread64
+# of a library's headers are among the calls.
+fio_time() (
+	local loop= img=/dev/shm/iopsample-meta-$$.img
+	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
+	command -v fio >/dev/null || { echo "no fio"; exit 1; }
+	truncate -s 32M "$img" && loop=$(losetup -f --show "$img") || { loop=; echo "no loop device"; exit 1; }
+	cat >"$WORK/fio-time.yaml" <<EOY
+episode: {name: fio-time, output_dir: $WORK/episodes}
+target:
+  command: [fio, --name=rr, --filename=$loop, --direct=1, --rw=randread, --bs=4k, --size=16M,
+            --ioengine=psync, --output-format=json, --output=$WORK/fio-time.json]
+sources:
+  syscall_io: {interval: 50ms, backend: ebpf}
+EOY
+	"$IOPSAMPLE" run "$WORK/fio-time.yaml" --quiet || { echo "run: exit $?"; exit 1; }
+	episode_py "$WORK/episodes/fio-time" "$WORK/fio-time.json" <<PY
+import json
+from epi import expect
+$TIME_CHECKS
+job = json.load(open(sys.argv[2]))["jobs"][0]["read"]
+calls, t = by(ep, "pread64", "calls"), by(ep, "pread64", "time_ns")
+ours, theirs = t / calls, job["lat_ns"]["mean"]
+expect(calls >= job["total_ios"], "pread64 %d, fio %d" % (calls, job["total_ios"]))
+expect(abs(ours - theirs) <= 0.15 * theirs, "mean pread64 %.0f ns, fio's lat_ns mean %.0f" % (ours, theirs))
+time_adds_up(ep)
+print("%d pread64: mean %.1f us, fio's %d reads: lat_ns mean %.1f us (%+.1f %%)" % (
+    calls, ours / 1e3, job["total_ios"], theirs / 1e3, 100.0 * (ours - theirs) / theirs))
+PY
+)
+
+for b in ebpf ptrace; do
+	check syscall_io_metadata_calls_equal_the_workloads_$b known_pattern $b
+done
+check syscall_io_pread64_time_as_fio_measures_it fio_time
+if make_tree >"$WORK/tree.out" 2>&1; then
+	check syscall_io_tar_create_as_strace_counts real_program tar-c tar -cf "{}.tar" tree
+	check syscall_io_tar_extract_as_strace_counts tar_extract
+	check syscall_io_find_as_strace_counts real_program find find tree -name "f1*" -o -type l
+	check syscall_io_python_loader_as_strace_counts real_program loader /usr/bin/python3 -I -S -B -c "$LOADER"
+else
+	for t in tar_create tar_extract find python_loader; do
+		fail syscall_io_${t}_as_strace_counts "no tree: $(cat "$WORK/tree.out")"
+	done
+fi
