@@ -61,6 +61,10 @@
       return x + " " + BIN[i] + "B";
     }
     if (of === "us") return x >= 1e6 ? x / 1e6 + " s" : x >= 1e3 ? x / 1e3 + " ms" : x + " µs";
+    if (of === "ns") {
+      const [div, u] = x >= 1e9 ? [1e9, "s"] : x >= 1e6 ? [1e6, "ms"] : x >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+      return +(x / div).toPrecision(3) + " " + u;
+    }
     return String(x);
   }
   function bucketLabel(i, n, of) {
