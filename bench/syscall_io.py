@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """syscall_io's cost: the observed workload's slowdown over untraced, for
 both backends, side by side with bpftrace and strace counting the same
-syscalls, all in one run; then what a tick of the syscall_io sampler costs
+syscalls, all in one run; then each backend's call time against fio's own
+latency on the same reads, what a tick of the syscall_io sampler costs
 against proc_io's, and what the eBPF backend costs processes outside the
 target's tree.
 
@@ -11,9 +12,10 @@ For each workload the ways of running it are interleaved REPEATS times
 (default 5) and the median wall time of each is kept; slowdown = median /
 median untraced. An iopsample run is the whole `iopsample run`, start-up
 (probe, load, attach) included. bpftrace runs an in-kernel histogram of the
-same syscalls' results on raw_syscalls:sys_exit for the workload's pid
-(bpftrace 0.17 has no raw tracepoints without tracefs: mounted here if it
-is not). Prints the markdown docs/benchmarks.md holds.
+same syscalls' results and times (entry to exit, as the ebpf backend
+times them since issue 36) on raw_syscalls:sys_enter and sys_exit for the
+workload's pid (bpftrace 0.17 has no raw tracepoints without tracefs:
+mounted here if it is not). Prints the markdown docs/benchmarks.md holds.
 
 BEFORE_BUILD_DIR, the build of another iopsample (an earlier commit), adds
 its ebpf backend as one more way, with the default syscalls of each, so a
@@ -30,7 +32,23 @@ import tempfile
 import time
 
 SYSCALLS = "read,write,pread64,pwrite64,readv,writev,preadv,pwritev,preadv2,pwritev2"
-NRS = [0, 1, 17, 18, 19, 20, 295, 296, 327, 328]  # x86-64 numbers of SYSCALLS
+# syscall_io's default set: the read/write families and the metadata
+# syscalls (aio and io_uring are requests: bpftrace has no equivalent here)
+DEFAULT = SYSCALLS + (",sendfile,splice,copy_file_range,sendto,recvfrom,sendmsg,recvmsg,tee,vmsplice,"
+                      "recvmmsg,sendmmsg,open,openat,openat2,creat,close,close_range,stat,lstat,fstat,"
+                      "newfstatat,statx,access,faccessat,faccessat2,readlink,readlinkat,getdents,getdents64,"
+                      "fsync,fdatasync,sync_file_range,syncfs,lseek,unlink,unlinkat,rename,renameat,renameat2,"
+                      "mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,truncate,ftruncate,fallocate")
+
+
+def syscall_numbers(names):
+    """This architecture's numbers of names, from the kernel's headers."""
+    nr = {}
+    for line in open("/usr/include/%s-linux-gnu/asm/unistd_64.h" % os.uname().machine):
+        f = line.split()
+        if len(f) == 3 and f[0] == "#define" and f[1].startswith("__NR_"):
+            nr[f[1][5:]] = int(f[2])
+    return [nr[n] for n in names.split(",") if n in nr]
 # title, mix's arguments, whether the slow ways (ptrace, strace) run it
 WORKLOADS = [
     ("(0) start and end alone: no syscall", ["0", "1"], True),
@@ -39,8 +57,15 @@ WORKLOADS = [
     ("(c) I/O-heavy, long: 4M write(4 KiB)", ["4000000", "1"], False),
 ]
 SLOW = ("ptrace", "strace_bpf", "strace")
-BPFTRACE = ("tracepoint:raw_syscalls:sys_exit /pid == cpid && (%s)/ { @[args->id] = hist(args->ret); }"
-            % " || ".join("args->id == %d" % n for n in NRS))
+# the same work as the ebpf backend's: each of its default syscalls timed
+# from entry to exit into a histogram by syscall, beside its results'
+# (the set as a map filled at BEGIN: bpftrace 0.17's program for a chain
+# of 59 comparisons is refused by the verifier)
+BPFTRACE = ("BEGIN { %s } "
+            "tracepoint:raw_syscalls:sys_enter /pid == cpid && @ids[args->id]/ { @t[tid] = nsecs; } "
+            "tracepoint:raw_syscalls:sys_exit /@t[tid]/ { @ret[args->id] = hist(args->ret); "
+            "@ns[args->id] = hist(nsecs - @t[tid]); delete(@t[tid]); }"
+            % " ".join("@ids[%d] = 1;" % n for n in syscall_numbers(DEFAULT)))
 TRACEFS = "/sys/kernel/tracing"
 
 
@@ -185,6 +210,42 @@ def host_cost(ep, mix, repeats):
           "ebpf episode ran (%.2f×, %.0f ns per syscall exit)." % (a, b, b / a, (b - a) / 2e6 * 1e9))
 
 
+def call_time(ep, repeats):
+    """Each backend's mean pread64 time against fio's own lat_ns mean on the
+    same run: fio psync, 4096 random O_DIRECT reads of 4 KiB on a loop device
+    over a file in /dev/shm. The ebpf backend times each call in the kernel;
+    ptrace from stop to stop, its tracer's delay included."""
+    img = os.path.join("/dev/shm", "iopsample-bench-time.img")
+    with open(img, "wb") as f:
+        f.truncate(32 << 20)
+    loop = subprocess.run(["losetup", "-f", "--show", img], check=True, capture_output=True, text=True).stdout.strip()
+    try:
+        got = {"ebpf": [], "ptrace": []}
+        for _ in range(repeats):
+            for b in got:
+                out = os.path.join(ep.work, "fio-%s-%d.json" % (b, ep.n))
+                cmd = ["fio", "--name=rr", "--filename=" + loop, "--direct=1", "--rw=randread", "--bs=4k",
+                       "--size=16M", "--ioengine=psync", "--output-format=json", "--output=" + out]
+                path, episode = ep.config(cmd, {"syscall_io": {"interval": "100ms", "backend": b}})
+                subprocess.run([ep.iopsample, "run", path, "--quiet"], check=True)
+                rows = [json.loads(l) for l in open(os.path.join(episode, "syscall_io.jsonl"))]
+                calls = sum(r["by_syscall"]["pread64"]["calls"] for r in rows)
+                ns = sum(r["by_syscall"]["pread64"]["time_ns"] for r in rows)
+                fio = json.load(open(out))["jobs"][0]["read"]["lat_ns"]["mean"]
+                got[b].append((ns / calls, fio))
+        print("| backend | mean pread64 time, syscall_io | fio's lat_ns mean, same run | syscall_io − fio |")
+        print("|---|---|---|---|")
+        for b, pairs in got.items():
+            ours = statistics.median(p[0] for p in pairs)
+            fio = statistics.median(p[1] for p in pairs)
+            print("| %s | %.1f µs | %.1f µs | %+.1f µs (%+.0f %%) |" % (b, ours / 1e3, fio / 1e3, (ours - fio) / 1e3,
+                                                                  100 * (ours - fio) / fio))
+        print()
+    finally:
+        subprocess.run(["losetup", "-d", loop])
+        os.unlink(img)
+
+
 def main():
     sys.stdout.reconfigure(line_buffering=True)  # rows appear as they are measured
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
@@ -202,6 +263,7 @@ def main():
             slowdowns(ep, mix, repeats, Episodes(os.path.abspath(sys.argv[3]), work, "before"))
             return
         slowdowns(ep, mix, repeats)
+        call_time(ep, repeats)
         tick_cost(ep, mix, repeats)
         host_cost(ep, mix, repeats)
     finally:

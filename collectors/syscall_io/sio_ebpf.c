@@ -83,6 +83,13 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool 
 		if (sys->via == SIO_VIA_IO_URING && !ebpf_unseen(sys))
 			skel->rodata->sio_uring_index = (__u8)i;
 	}
+	/* where each call's entry time is kept: the task's storage (5.11),
+	 * else a map by thread id; only the one used is created */
+	bool task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1 &&
+			    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_get_current_task_btf,
+						    NULL) == 1;
+	skel->rodata->sio_use_task_storage = task_storage;
+	bpf_map__set_autocreate(task_storage ? skel->maps.sio_entered : skel->maps.sio_task_entered, false);
 	bpf_program__set_autoload(skel->progs.iops_sio_exit, *looped);
 	bpf_program__set_autoload(skel->progs.iops_sio_exit_bounded, !*looped);
 	bpf_program__set_autoload(skel->progs.iops_sio_uring_done,

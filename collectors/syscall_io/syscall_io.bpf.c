@@ -29,8 +29,20 @@ const volatile __u8 sio_uring_index = SIO_NOT_COUNTED; /* ... of "io_uring" */
 EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
 
 /* When each thread of the tree entered the counted call it is in (its
- * exit takes the entry out): LRU, so that a thread killed inside a call
- * leaves nothing that lasts. */
+ * exit takes the entry out). In the task's own storage where the kernel
+ * has it (5.11: a few nanoseconds, gone with the task); before, in an LRU
+ * map by thread id (two hash updates a call; a thread killed inside a call
+ * leaves nothing that lasts). The sampler chooses before load
+ * (sio_use_task_storage) and creates only that map. */
+const volatile bool sio_use_task_storage = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64); /* ns; 0: not in a counted call */
+} sio_task_entered SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -41,6 +53,42 @@ struct {
 /* A call's time as sio_count() takes it: ns, or one of these. */
 #define SIO_NS_UNTIMED ((__u64)-1) /* its entry was not seen (before attach) */
 #define SIO_NS_REQUEST ((__u64)-2) /* an aio or io_uring request: no call */
+
+/* The calling thread entered a counted call at now. */
+static __always_inline void entry_put(__u64 now)
+{
+	if (sio_use_task_storage) {
+		__u64 *at = bpf_task_storage_get(&sio_task_entered, bpf_get_current_task_btf(), 0,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (at)
+			*at = now;
+		return;
+	}
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&sio_entered, &tid, &now, BPF_ANY);
+}
+
+/* At the call's exit: the time since its entry, which is taken out, or
+ * SIO_NS_UNTIMED. */
+static __always_inline __u64 entry_take(void)
+{
+	__u64 ns = SIO_NS_UNTIMED;
+	if (sio_use_task_storage) {
+		__u64 *at = bpf_task_storage_get(&sio_task_entered, bpf_get_current_task_btf(), 0, 0);
+		if (at && *at) {
+			ns = bpf_ktime_get_ns() - *at;
+			*at = 0;
+		}
+		return ns;
+	}
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *at = bpf_map_lookup_elem(&sio_entered, &tid);
+	if (at) {
+		ns = bpf_ktime_get_ns() - *at;
+		bpf_map_delete_elem(&sio_entered, &tid);
+	}
+	return ns;
+}
 
 /* The kind of an open file, or unknown without one. */
 static __always_inline __u8 file_kind(struct file *f)
@@ -167,6 +215,15 @@ static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u
 /* How a result counts: its sides (enum sio_sides) and each side's kind. */
 #define SIO_HOW(sides, rkind, wkind) ((sides) | (__u32)(rkind) << 8 | (__u32)(wkind) << 16)
 
+/* A value's log2 bucket (log2_hist.h), as a global function: the verifier
+ * walks its branches once, on its own, and its callers see one unknown
+ * number, not a state per path through it (sio_count takes two of them,
+ * which, inline, multiplied each other's paths: 35 ms a load, not 2). */
+__attribute__((noinline)) __u32 sio_bucket(__u64 v)
+{
+	return log2_bucket(v);
+}
+
 /* One result of counted index i, which took ns (or SIO_NS_*): an error,
  * a metadata call, or bytes counted as how says. */
 __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 how, __u64 ns)
@@ -182,10 +239,13 @@ __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 ho
 	if (!s)
 		return 0;
 	bool error = sio_is_error(ret);
-	__u32 bucket = log2_bucket(bytes) & (SIO_HIST_BUCKETS - 1);
-	__u32 tbucket = log2_bucket(ns) & (SIO_HIST_BUCKETS - 1);
+	__u32 bucket = sio_bucket(bytes) & (SIO_HIST_BUCKETS - 1);
+	__u32 tbucket = sio_bucket(ns) & (SIO_HIST_BUCKETS - 1);
 	EBPF_SLOT_ENTER(&s->seq);
-	EBPF_SLOT_ADD(error ? &s->errors[i] : &s->calls[i], 1);
+	if (error)
+		EBPF_SLOT_ADD(&s->errors[i], 1);
+	else
+		EBPF_SLOT_ADD(&s->calls[i], 1);
 	if (ns < SIO_NS_REQUEST)
 		EBPF_SLOT_ADD(&s->time_ns[i], ns);
 	else if (ns == SIO_NS_UNTIMED)
@@ -226,10 +286,11 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 	if (nr >= SIO_MAX_NR) /* -1 (not a syscall), x32 */
 		return 0;
 	__u32 i = sio_index[nr];
-	if (i >= SIO_MAX_SYSCALLS || kernel_compat_syscall() || !tree_has_current() ||
-	    sio_restarting(ret))
+	if (i >= SIO_MAX_SYSCALLS || kernel_compat_syscall() || sio_restarting(ret))
 		return 0;
 	if (i == sio_aio_index) { /* io_getevents, io_pgetevents: the events they reaped */
+		if (!tree_has_current())
+			return 0;
 		struct sio_aio_walk w = {kernel_syscall_arg(regs, 3), i};
 		if (ret <= 0)
 			return 0;
@@ -241,13 +302,12 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 			sio_aio_event(w.events, k, i);
 		return 0;
 	}
-	/* its time, from its entry (a restarted call's: from its restart) */
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 *entered = bpf_map_lookup_elem(&sio_entered, &tid), ns = SIO_NS_UNTIMED;
-	if (entered) {
-		ns = bpf_ktime_get_ns() - *entered;
-		bpf_map_delete_elem(&sio_entered, &tid);
-	}
+	/* its time, from its entry (a restarted call's: from its restart); an
+	 * entry is only ever kept for the tree's threads, so one found spares
+	 * the lookup of the tree */
+	__u64 ns = entry_take();
+	if (ns == SIO_NS_UNTIMED && !tree_has_current())
+		return 0;
 	if (sio_is_error(ret)) {
 		sio_count(i, ret, 0, sio_sides[i], ns);
 		return 0;
@@ -281,9 +341,7 @@ int BPF_PROG(iops_sio_enter, struct pt_regs *regs, long id)
 	if (i >= SIO_MAX_SYSCALLS || i == sio_aio_index || kernel_compat_syscall() ||
 	    !tree_has_current())
 		return 0;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
-	bpf_map_update_elem(&sio_entered, &tid, &now, BPF_ANY);
+	entry_put(bpf_ktime_get_ns());
 	return 0;
 }
 
