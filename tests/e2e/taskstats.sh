@@ -155,7 +155,8 @@ expect(t["read_bytes"] > 1 << 20, "the build read %d bytes from storage: the cac
 b = ep.total("block_io", "read_bytes")
 drain = ep.manifest["sources"]["block_io"]["drain"]
 bm = ep.manifest["sources"]["block_io"]
-expect(b == p["read_bytes"], "block_io read_bytes %d, proc_io's %d (drain %s, recursion_misses %d)" % (b, p["read_bytes"], drain, bm["recursion_misses"]))
+expect(b == p["read_bytes"], "block_io read_bytes %d, proc_io's %d (drain %s, recursion_misses %d, slots_deferred %d, slots_lost %d)" % (
+    b, p["read_bytes"], drain, bm["recursion_misses"], bm["slots_deferred"], bm.get("slots_lost", 0)))
 expect(drain["left"] is None, "block_io's final row gave up waiting: %s" % drain)
 ru = ep.manifest["target"]["rusage"]
 cpu = ep.total("taskstats", "cpu_run_real_ns")

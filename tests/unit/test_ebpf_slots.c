@@ -3,6 +3,7 @@
  * sums over slots, and a slot caught mid-update keeping its older copy. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "common/ebpf/ebpf_slot.h"
 #include "common/ebpf/ebpf_slots.h"
@@ -133,6 +134,48 @@ TEST(the_manifest_counts_the_reads_that_deferred)
 	EXPECT_EQ(((const struct slot *)ebpf_slots_read(&r))->calls, 1);
 	ebpf_slots_report(&r, m);
 	EXPECT_EQ(json_integer_value(json_object_get(m, "slots_deferred")), 2);
+	json_decref(m);
+	ebpf_slots_close(&r);
+}
+
+/* The program preempted mid-update finishes it 20 ms later. */
+static void *finish_later(void *arg)
+{
+	struct slot *s = arg;
+	struct timespec t = {0, 20 * 1000 * 1000};
+	nanosleep(&t, NULL);
+	payload(s, 1);
+	leave(s);
+	return NULL;
+}
+
+/* A final read (no read after it to leave counts for) waits for a slot
+ * mid-update to be whole; only past its bound does it leave the slot,
+ * and those counts are lost, which the manifest says. */
+TEST(a_final_read_waits_for_a_slot_mid_update)
+{
+	static struct slot slots[2];
+	struct ebpf_slots r;
+	EXPECT_EQ(ebpf_slots_init(&r, slots, sizeof(struct slot), 2), 0);
+	event(&slots[0], 0);
+	EXPECT_EQ(((const struct slot *)ebpf_slots_read(&r))->calls, 1);
+	enter(&slots[1]);
+	payload(&slots[1], 0);
+	pthread_t t;
+	EXPECT_EQ(pthread_create(&t, NULL, finish_later, &slots[1]), 0);
+	/* the ordinary read leaves it for the next; the final one waits */
+	EXPECT_EQ(((const struct slot *)ebpf_slots_read(&r))->calls, 1);
+	const struct slot *whole = ebpf_slots_read_whole(&r, 2LL * 1000 * 1000 * 1000);
+	EXPECT_EQ(whole->calls, 3);
+	EXPECT_EQ(whole->bytes, 21);
+	pthread_join(t, NULL);
+	EXPECT_EQ(r.lost, 0);
+
+	enter(&slots[0]); /* never finished: the bound passes */
+	json_t *m = json_object();
+	EXPECT_EQ(((const struct slot *)ebpf_slots_read_whole(&r, 30 * 1000 * 1000))->calls, 3);
+	ebpf_slots_report(&r, m);
+	EXPECT_EQ(json_integer_value(json_object_get(m, "slots_lost")), 1);
 	json_decref(m);
 	ebpf_slots_close(&r);
 }

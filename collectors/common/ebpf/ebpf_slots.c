@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpulist.h"
 #include "ebpf_slot.h"
 
@@ -92,11 +94,32 @@ const void *ebpf_slots_read(struct ebpf_slots *s)
 	return s->total;
 }
 
+const void *ebpf_slots_read_whole(struct ebpf_slots *s, int64_t wait_ns)
+{
+	int64_t deadline = clock_mono_ns() + wait_ns;
+	for (unsigned i = 0; i < s->nslots; i++) {
+		/* the program that began the update runs again soon: its CPU
+		 * is given back to it between tries */
+		while (!refresh(s, i)) {
+			if (clock_mono_ns() >= deadline) {
+				s->deferred++;
+				s->lost++;
+				break;
+			}
+			struct timespec pause = {0, 50 * 1000};
+			nanosleep(&pause, NULL);
+		}
+	}
+	return s->total;
+}
+
 void ebpf_slots_report(struct ebpf_slots *s, json_t *manifest)
 {
 	if (s->deferred == s->reported && json_object_get(manifest, "slots_deferred"))
 		return;
 	json_object_set_new(manifest, "slots_deferred", json_integer((json_int_t)s->deferred));
+	if (s->lost)
+		json_object_set_new(manifest, "slots_lost", json_integer((json_int_t)s->lost));
 	s->reported = s->deferred;
 }
 
