@@ -50,7 +50,6 @@ struct block_io {
 	struct ebpf_slots slots;
 	struct blk_devices devs;
 	struct bio_slot prev; /* the counts at the previous sample */
-	bool finishing;       /* the tree is gone: each read waits for whole slots */
 	json_t *manifest;     /* the source's entry: slots_deferred */
 	json_t *total[BIO_COUNTERS];
 	json_t *by_dev[BLK_MAX_DEVICES][BIO_COUNTERS];
@@ -201,10 +200,7 @@ static int bio_sample(void *state, struct errbuf *why)
 	int r = check(b, why);
 	if (r < 0)
 		return r;
-	/* once the tree is gone, a row may be the last: a slot mid-update is
-	 * waited for, not left for a row that may never come */
-	const struct bio_slot *now = b->finishing ? ebpf_slots_read_whole(&b->slots, EBPF_FINAL_WAIT_NS)
-						  : ebpf_slots_read(&b->slots);
+	const struct bio_slot *now = ebpf_slots_read(&b->slots);
 	__u64 total[BIO_COUNTERS] = {0};
 	for (size_t d = 0; d < b->devs.n; d++)
 		for (int c = 0; c < BIO_COUNTERS; c++) {
@@ -235,9 +231,11 @@ static void bio_begin(void *state)
 	b->prev = *(const struct bio_slot *)ebpf_slots_read(&b->slots);
 }
 
+/* The tree is gone: a row may be the last, so a slot mid-update is waited
+ * for, not left for a row that may never come. */
 static void bio_finish(void *state)
 {
-	((struct block_io *)state)->finishing = true;
+	ebpf_slots_wait_whole(&((struct block_io *)state)->slots, EBPF_FINAL_WAIT_NS);
 }
 
 /* The tree's bios not yet completed (its processes may all be gone). */

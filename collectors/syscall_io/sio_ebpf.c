@@ -24,7 +24,6 @@ struct sio_ebpf {
 	struct ebpf_tree tree;
 	struct ebpf_slots slots;
 	size_t n;
-	bool finishing; /* the next snapshot is the last: it waits for whole slots */
 };
 
 /* Why the io_uring program cannot count here, or NULL. It attaches to the
@@ -194,8 +193,7 @@ static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why
 	int r = ebpf_tree_check(&e->tree, why);
 	if (r < 0)
 		return r;
-	const struct sio_slot *sum = e->finishing ? ebpf_slots_read_whole(&e->slots, EBPF_FINAL_WAIT_NS)
-						  : ebpf_slots_read(&e->slots);
+	const struct sio_slot *sum = ebpf_slots_read(&e->slots);
 	_Static_assert(offsetof(struct sio_slot, kind_bytes) - offsetof(struct sio_slot, calls) ==
 			       offsetof(struct sio_totals, kind_bytes) &&
 		       sizeof(sum->kind_bytes) == sizeof(out->kind_bytes),
@@ -206,7 +204,8 @@ static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why
 
 static void ebpf_finish(void *state)
 {
-	((struct sio_ebpf *)state)->finishing = true;
+	/* the next snapshot is the last: a slot mid-update is waited for */
+	ebpf_slots_wait_whole(&((struct sio_ebpf *)state)->slots, EBPF_FINAL_WAIT_NS);
 }
 
 static void ebpf_report(void *state, json_t *manifest)

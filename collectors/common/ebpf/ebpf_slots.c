@@ -88,29 +88,26 @@ static bool refresh(struct ebpf_slots *s, unsigned i)
 
 const void *ebpf_slots_read(struct ebpf_slots *s)
 {
-	for (unsigned i = 0; i < s->nslots; i++)
-		if (!refresh(s, i))
-			s->deferred++;
-	return s->total;
-}
-
-const void *ebpf_slots_read_whole(struct ebpf_slots *s, int64_t wait_ns)
-{
-	int64_t deadline = clock_mono_ns() + wait_ns;
+	int64_t deadline = s->wait_whole_ns ? clock_mono_ns() + s->wait_whole_ns : 0;
 	for (unsigned i = 0; i < s->nslots; i++) {
-		/* the program that began the update runs again soon: its CPU
-		 * is given back to it between tries */
+		/* waiting, the program that began the update runs again soon:
+		 * its CPU is given back to it between tries */
 		while (!refresh(s, i)) {
-			if (clock_mono_ns() >= deadline) {
+			bool wait = deadline && clock_mono_ns() < deadline;
+			if (!wait) {
 				s->deferred++;
-				s->lost++;
+				s->lost += deadline != 0;
 				break;
 			}
-			struct timespec pause = {0, 50 * 1000};
-			nanosleep(&pause, NULL);
+			nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
 		}
 	}
 	return s->total;
+}
+
+void ebpf_slots_wait_whole(struct ebpf_slots *s, int64_t wait_ns)
+{
+	s->wait_whole_ns = wait_ns;
 }
 
 void ebpf_slots_report(struct ebpf_slots *s, json_t *manifest)

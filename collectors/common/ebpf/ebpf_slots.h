@@ -12,8 +12,8 @@
  * Counters only grow; the caller takes differences between reads. A slot
  * found mid-update after a few tries (its program preempted) keeps its
  * previous copy: that CPU's newest counts move to the next read, and no
- * read waits for a program, but a final one (ebpf_slots_read_whole), which
- * has no next read to leave them to. */
+ * read waits for a program, but once no next read may come to leave them
+ * to (ebpf_slots_wait_whole). */
 #ifndef IOPSAMPLE_EBPF_SLOTS_H
 #define IOPSAMPLE_EBPF_SLOTS_H
 
@@ -34,7 +34,8 @@ struct ebpf_slots {
 	__u64 *scratch; /* a copy in progress */
 	__u64 *total;   /* the sum of the copies; its sequence words are 0 */
 	uint64_t deferred; /* slots whose newest counts a read left for the next */
-	uint64_t lost;     /* of those, left by a read with no read after it */
+	uint64_t lost;     /* of those, left when no next read may come */
+	int64_t wait_whole_ns; /* 0, or how long a read waits for a slot mid-update */
 	uint64_t reported; /* deferred as the manifest last said it */
 };
 
@@ -48,12 +49,13 @@ int ebpf_slots_open(struct ebpf_slots *s, struct bpf_map *map, size_t slot_size,
 int ebpf_slots_init(struct ebpf_slots *s, const void *slots, size_t slot_size, unsigned nslots);
 /* The sum over CPUs, laid out as the source's slot struct (aligned for it). */
 const void *ebpf_slots_read(struct ebpf_slots *s);
-/* The same for a row with no row after it (the final one): a slot found
- * mid-update is read again, a moment later each time, until it is whole,
- * for at most wait_ns; only then is it left (counted in deferred, and in
- * lost: those counts are in no row). */
-const void *ebpf_slots_read_whole(struct ebpf_slots *s, int64_t wait_ns);
-/* How long a final read waits for a slot mid-update. */
+/* From here on a read may be the last, with no read after it (the tree is
+ * gone: a source's finish): a slot found mid-update is read again, a
+ * moment later each time, until it is whole, for at most wait_ns; only
+ * then is it left (counted in deferred, and in lost: those counts may be
+ * in no row). */
+void ebpf_slots_wait_whole(struct ebpf_slots *s, int64_t wait_ns);
+/* How long a source's last reads wait for a slot mid-update. */
 #define EBPF_FINAL_WAIT_NS (1000LL * 1000 * 1000)
 /* The manifest entry's "slots_deferred": how many slot reads so far left a
  * CPU's newest counts for the next row; set when it changed (and the first
