@@ -166,14 +166,6 @@ static __always_inline void add_dev(struct bio_slot *s, __u8 dev, enum bio_count
 		EBPF_SLOT_ADD(&s->dev[i][c], v);
 }
 
-/* A value's log2 bucket (log2_hist.h), as a global function: the verifier
- * walks its branches once, and its callers see one unknown number, not a
- * state per path (two buckets inline multiplied each other's paths). */
-__attribute__((noinline)) __u32 bio_bucket(__u64 v)
-{
-	return log2_bucket(v);
-}
-
 /* A bio of the tree ended (if key is one): it counts now, ops, bytes,
  * size and latency in one update of the slot. */
 static __always_inline int tree_bio_done(__u64 key, __u64 now)
@@ -208,8 +200,8 @@ static __always_inline int tree_bio_done(__u64 key, __u64 now)
 	}
 	if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
 		__u32 dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
-		EBPF_SLOT_ADD(&s->size_hist[dir][bio_bucket(tb.bytes) & (LOG2_HIST_BUCKETS - 1)], 1);
-		EBPF_SLOT_ADD(&s->latency_hist[dir][bio_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
+		EBPF_SLOT_ADD(&s->size_hist[dir][ebpf_log2_bucket(tb.bytes) & (LOG2_HIST_BUCKETS - 1)], 1);
+		EBPF_SLOT_ADD(&s->latency_hist[dir][ebpf_log2_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
 	}
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;

@@ -37,4 +37,16 @@ static inline unsigned log2_bucket(unsigned long long v)
 	return b < LOG2_HIST_BUCKETS - 1 ? b : LOG2_HIST_BUCKETS - 1;
 }
 
+#ifdef __bpf__
+/* log2_bucket for an eBPF program, as a global function: the verifier walks
+ * its branches once, on its own, and its callers see one unknown number,
+ * not a state per path through it. Two buckets inline in one update
+ * (syscall_io's size and time, block_io's size and latency) multiplied
+ * each other's paths: syscall_io's programs took 35 ms a load, not 2. */
+__attribute__((noinline)) unsigned ebpf_log2_bucket(unsigned long long v)
+{
+	return log2_bucket(v);
+}
+#endif
+
 #endif

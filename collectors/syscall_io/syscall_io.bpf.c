@@ -215,15 +215,6 @@ static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u
 /* How a result counts: its sides (enum sio_sides) and each side's kind. */
 #define SIO_HOW(sides, rkind, wkind) ((sides) | (__u32)(rkind) << 8 | (__u32)(wkind) << 16)
 
-/* A value's log2 bucket (log2_hist.h), as a global function: the verifier
- * walks its branches once, on its own, and its callers see one unknown
- * number, not a state per path through it (sio_count takes two of them,
- * which, inline, multiplied each other's paths: 35 ms a load, not 2). */
-__attribute__((noinline)) __u32 sio_bucket(__u64 v)
-{
-	return log2_bucket(v);
-}
-
 /* One result of counted index i, which took ns (or SIO_NS_*): an error,
  * a metadata call, or bytes counted as how says. */
 __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 how, __u64 ns)
@@ -239,8 +230,8 @@ __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 ho
 	if (!s)
 		return 0;
 	bool error = sio_is_error(ret);
-	__u32 bucket = sio_bucket(bytes) & (SIO_HIST_BUCKETS - 1);
-	__u32 tbucket = sio_bucket(ns) & (SIO_HIST_BUCKETS - 1);
+	__u32 bucket = ebpf_log2_bucket(bytes) & (SIO_HIST_BUCKETS - 1);
+	__u32 tbucket = ebpf_log2_bucket(ns) & (SIO_HIST_BUCKETS - 1);
 	EBPF_SLOT_ENTER(&s->seq);
 	if (error)
 		EBPF_SLOT_ADD(&s->errors[i], 1);
