@@ -76,14 +76,15 @@ int episode_create_file(const struct episode *ep, const char *name, struct errbu
 	return fd;
 }
 
-static int write_file(const struct episode *ep, int fd, const char *name, const void *data,
-		      size_t len, struct errbuf *e)
+/* data into fd, the file name in the directory dir, synced and closed */
+static int write_file(const char *dir, int fd, const char *name, const void *data, size_t len,
+		      struct errbuf *e)
 {
 	int r = 0;
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0)
-		r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, name, strerror(errno));
+		r = errbuf_set(e, errno, "%s/%s: %s", dir, name, strerror(errno));
 	if (close(fd) < 0 && r == 0)
-		r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, name, strerror(errno));
+		r = errbuf_set(e, errno, "%s/%s: %s", dir, name, strerror(errno));
 	return r;
 }
 
@@ -92,7 +93,23 @@ int episode_write_config(const struct episode *ep, struct errbuf *e)
 	int fd = episode_create_file(ep, "episode.yaml", e);
 	if (fd < 0)
 		return fd;
-	return write_file(ep, fd, "episode.yaml", ep->cfg->text, ep->cfg->text_len, e);
+	return write_file(ep->dir, fd, "episode.yaml", ep->cfg->text, ep->cfg->text_len, e);
+}
+
+/* text into tmp (open as fd, which this closes) in the episode directory
+ * dirfd (dir, for messages), then renamed over manifest.json, the
+ * directory synced; tmp gone if that failed. */
+static int put_manifest(int dirfd, const char *dir, int fd, const char *tmp, const char *text,
+			size_t len, struct errbuf *e)
+{
+	int r = write_file(dir, fd, tmp, text, len, e);
+	if (r == 0 && renameat(dirfd, tmp, dirfd, "manifest.json") < 0)
+		r = errbuf_set(e, errno, "%s/manifest.json: %s", dir, strerror(errno));
+	if (r == 0 && fsync(dirfd) < 0)
+		r = errbuf_set(e, errno, "%s: %s", dir, strerror(errno));
+	if (r < 0)
+		unlinkat(dirfd, tmp, 0);
+	return r;
 }
 
 /* Held for the final manifest: several times the running one's size, as
@@ -149,13 +166,7 @@ int episode_write_manifest(struct episode *ep, const json_t *manifest, struct er
 			r = errbuf_set(e, errno, "%s/%s: %s", ep->dir, tmp, strerror(errno));
 	}
 	if (r == 0)
-		r = write_file(ep, fd, tmp, text, len, e);
-	if (r == 0 && renameat(ep->dirfd, tmp, ep->dirfd, "manifest.json") < 0)
-		r = errbuf_set(e, errno, "%s/manifest.json: %s", ep->dir, strerror(errno));
-	if (r == 0 && fsync(ep->dirfd) < 0)
-		r = errbuf_set(e, errno, "%s: %s", ep->dir, strerror(errno));
-	if (r < 0)
-		unlinkat(ep->dirfd, tmp, 0);
+		r = put_manifest(ep->dirfd, ep->dir, fd, tmp, text, len, e);
 	if (!final && ep->manifest_spare < 0)
 		reserve_manifest(ep, len);
 	free(text);
@@ -200,17 +211,11 @@ int episode_mark_killed(int dirfd)
 	json_decref(m);
 	if (!text)
 		return -ENOMEM;
-	int r = 0;
+	size_t len = strlen(text);
+	text[len++] = '\n'; /* the NUL's slot takes the final newline */
+	struct errbuf e;
 	fd = openat(dirfd, manifest_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0 ||
-	    fsync(fd) < 0 || renameat(dirfd, manifest_tmp, dirfd, "manifest.json") < 0)
-		r = -errno;
-	if (fd >= 0)
-		close(fd);
-	if (r < 0)
-		unlinkat(dirfd, manifest_tmp, 0);
-	else
-		fsync(dirfd);
+	int r = fd < 0 ? -errno : put_manifest(dirfd, ".", fd, manifest_tmp, text, len, &e);
 	free(text);
 	return r;
 }
