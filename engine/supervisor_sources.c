@@ -246,8 +246,8 @@ void sources_final_rows(struct supervisor *s)
 	int64_t drain = 0;
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		const struct source_config *sc = s->ep.src[i].sc;
-		if (sc->ops->drain_ns && sc->ops->drain_ns(sc) > drain)
-			drain = sc->ops->drain_ns(sc);
+		int64_t d = sc->ops->drain_ns ? sc->ops->drain_ns(sc) : 0;
+		drain = d > drain ? d : drain;
 	}
 	int64_t deadline = clock_mono_ns() + drain + SAMPLER_TIMEOUT_MS * NS_PER_MS;
 	for (;;) {
