@@ -20,7 +20,17 @@
  *                      so only those come here.
  *
  * Issue and completion run in whatever context the driver uses (a kworker,
- * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826). */
+ * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826).
+ *
+ * Ends no program sees. A completion can reach no program: the kernel
+ * skips one already running on that CPU (recursion_misses counts those),
+ * and some hosts' kernels run no BPF program at all while the current task
+ * is one of their own agent's, which a completion in a softirq on top of
+ * such a task is. The tree's bio then stays in tree_bios after its end. It
+ * is counted when its end is certain: when its address comes back as a
+ * new bio (its memory was freed, so it had ended), or, for the final row,
+ * when the devices have nothing in flight (block_io.c). It counts in ops,
+ * bytes and size, in no latency bucket, and in ends_inferred. */
 #include "common/ebpf/kernel.bpf.h"
 #include "common/ebpf/tree.bpf.h"
 #include "block_io/block_io_slot.h"
@@ -40,20 +50,8 @@ struct {
 
 EBPF_SLOTS_MAP(bio_slots, struct bio_slot);
 
-/* What a bio of the tree will count when it completes. */
-enum tree_bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };
-struct tree_bio {
-	__u64 queue_ns;
-	__u64 issue_ns; /* 0 until a request holding it is issued */
-	__u32 bytes;
-	__u8 kind;  /* enum tree_bio_kind */
-	__u8 flush; /* asked for a cache flush first (REQ_PREFLUSH) */
-	__u8 dev[2]; /* its device's index and its disk's, or BIO_NO_DEVICE */
-};
-
 /* The tree's bios in flight, by address. Allocated as used: its size is a
  * bound, not a cost. */
-#define TREE_BIOS_MAX 65536
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -100,18 +98,34 @@ static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
 	return dev[0] < BIO_DEVICES || dev[1] < BIO_DEVICES;
 }
 
+static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen);
+
+/* The entry at key, taken out: the caller counts it, as no one else will. */
+static __always_inline bool take(__u64 key, struct tree_bio *out)
+{
+	struct tree_bio *found = bpf_map_lookup_elem(&tree_bios, &key);
+	if (!found)
+		return false;
+	*out = *found;
+	if (bpf_map_delete_elem(&tree_bios, &key) < 0)
+		return false; /* another CPU took it */
+	__sync_fetch_and_add(&tree_bios_inflight, -1);
+	return true;
+}
+
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(iops_bio_queue, struct bio *bio)
 {
-	struct tree_bio tb = {};
-	if (!selected(bio->bi_bdev, tb.dev))
-		return 0;
 	__u64 key = (__u64)bio;
-	/* an address the tree used may come back as a new bio (the old one's
-	 * end went unseen): what it held is gone */
-	if (tree_bios_inflight > 0 && bpf_map_delete_elem(&tree_bios, &key) == 0)
-		__sync_fetch_and_add(&tree_bios_inflight, -1);
-	if (!tree_has_current())
+	/* A bio of the tree at this address ended before its memory came
+	 * back as this one, but no program saw the end (see "Ends no program
+	 * sees" above): it counts now. Checked on every device: the memory
+	 * may come back for any. */
+	struct tree_bio old;
+	if (tree_bios_inflight > 0 && take(key, &old))
+		tree_bio_end(&old, 0, false);
+	struct tree_bio tb = {};
+	if (!selected(bio->bi_bdev, tb.dev) || !tree_has_current())
 		return 0;
 	__u32 opf = bio->bi_opf, op = opf & KERNEL_REQ_OP_MASK;
 	tb.bytes = bio->bi_iter.bi_size;
@@ -166,44 +180,48 @@ static __always_inline void add_dev(struct bio_slot *s, __u8 dev, enum bio_count
 		EBPF_SLOT_ADD(&s->dev[i][c], v);
 }
 
-/* A bio of the tree ended (if key is one): it counts now, ops, bytes,
- * size and latency in one update of the slot. */
-static __always_inline int tree_bio_done(__u64 key, __u64 now)
+/* A bio of the tree ended: it counts now, ops, bytes and size in one
+ * update of the slot, and its latency when its end was seen (at now). */
+static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen)
 {
-	struct tree_bio *found = bpf_map_lookup_elem(&tree_bios, &key);
-	if (!found)
-		return 0;
-	struct tree_bio tb = *found;
-	if (bpf_map_delete_elem(&tree_bios, &key) < 0)
-		return 0; /* another CPU took it */
-	__sync_fetch_and_add(&tree_bios_inflight, -1);
 	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
 	if (!s)
 		return 0;
-
-	__u64 us = (now - (tb.issue_ns ? tb.issue_ns : tb.queue_ns)) / 1000;
+	__u64 us = seen ? (now - (tb->issue_ns ? tb->issue_ns : tb->queue_ns)) / 1000 : 0;
 	EBPF_SLOT_ENTER(&s->seq);
 	for (int k = 0; k < 2; k++) {
-		__u8 d = tb.dev[k];
-		if (tb.kind == TB_READ) {
+		__u8 d = tb->dev[k];
+		if (tb->kind == TB_READ) {
 			add_dev(s, d, BIO_READ_OPS, 1);
-			add_dev(s, d, BIO_READ_BYTES, tb.bytes);
-		} else if (tb.kind == TB_WRITE) {
+			add_dev(s, d, BIO_READ_BYTES, tb->bytes);
+		} else if (tb->kind == TB_WRITE) {
 			add_dev(s, d, BIO_WRITE_OPS, 1);
-			add_dev(s, d, BIO_WRITE_BYTES, tb.bytes);
-		} else if (tb.kind == TB_DISCARD) {
+			add_dev(s, d, BIO_WRITE_BYTES, tb->bytes);
+		} else if (tb->kind == TB_DISCARD) {
 			add_dev(s, d, BIO_DISCARD_OPS, 1);
-			add_dev(s, d, BIO_DISCARD_BYTES, tb.bytes);
+			add_dev(s, d, BIO_DISCARD_BYTES, tb->bytes);
 		}
-		if (tb.flush)
+		if (tb->flush)
 			add_dev(s, d, BIO_FLUSH_OPS, 1);
 	}
-	if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
-		__u32 dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
-		EBPF_SLOT_ADD(&s->size_hist[dir][ebpf_log2_bucket(tb.bytes) & (LOG2_HIST_BUCKETS - 1)], 1);
-		EBPF_SLOT_ADD(&s->latency_hist[dir][ebpf_log2_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
+	if (tb->kind == TB_READ || tb->kind == TB_WRITE) {
+		__u32 dir = tb->kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
+		EBPF_SLOT_ADD(&s->size_hist[dir][ebpf_log2_bucket(tb->bytes) & (LOG2_HIST_BUCKETS - 1)], 1);
+		if (seen)
+			EBPF_SLOT_ADD(&s->latency_hist[dir][ebpf_log2_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
+		else
+			EBPF_SLOT_ADD(&s->ends_inferred[dir], 1);
 	}
 	EBPF_SLOT_LEAVE(&s->seq);
+	return 0;
+}
+
+/* A bio of the tree ended (if key is one), its end seen at now. */
+static __always_inline int tree_bio_done(__u64 key, __u64 now)
+{
+	struct tree_bio tb;
+	if (take(key, &tb))
+		tree_bio_end(&tb, now, true);
 	return 0;
 }
 

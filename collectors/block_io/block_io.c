@@ -21,6 +21,7 @@
 #include "common/ebpf/ebpf.h"
 #include "common/ebpf/ebpf_slots.h"
 #include "common/ebpf/ebpf_tree.h"
+#include "clock.h"
 
 _Static_assert(BIO_DEVICES == BLK_MAX_DEVICES, "the program's device table holds a selection");
 
@@ -49,8 +50,14 @@ struct block_io {
 	struct ebpf_tree tree;
 	struct ebpf_slots slots;
 	struct blk_devices devs;
-	struct bio_slot prev; /* the counts at the previous sample */
-	json_t *manifest;     /* the source's entry: slots_deferred */
+	struct bio_slot prev;  /* the counts at the previous sample */
+	struct bio_slot cur;   /* the program's counts and extra, at this one */
+	struct bio_slot extra; /* the ends this side inferred (infer_ends) */
+	json_int_t rows;       /* rows sampled: the next row's seq */
+	int64_t quiet_since;   /* the devices idle since (0: not idle) */
+	uint64_t completed;    /* their requests completed, then */
+	json_t *manifest;      /* the source's entry: slots_deferred */
+	json_t *inferred;      /* its ends_inferred */
 	json_t *total[BIO_COUNTERS];
 	json_t *by_dev[BLK_MAX_DEVICES][BIO_COUNTERS];
 	json_t *hist[2][2][LOG2_HIST_BUCKETS];
@@ -110,22 +117,38 @@ static json_int_t recursion_misses(const struct block_io *b)
 	return n;
 }
 
-/* The manifest says how many events went unseen, and warns when any did. */
-static void report_misses(struct block_io *b)
+static void warn(struct block_io *b, const char *msg)
 {
-	json_int_t n = recursion_misses(b);
-	json_object_set_new(b->manifest, "recursion_misses", json_integer(n));
-	if (!n)
-		return;
 	json_t *warnings = json_object_get(b->manifest, "warnings");
 	if (!json_is_array(warnings))
 		json_object_set_new(b->manifest, "warnings", warnings = json_array());
-	char msg[256];
-	snprintf(msg, sizeof(msg),
-		 "the kernel skipped its programs %lld times, each already running on that CPU (an "
-		 "interrupt's completion inside another's): the rows miss that many bios or requests",
-		 (long long)n);
 	json_array_append_new(warnings, json_string(msg));
+}
+
+/* The manifest says how many events went unseen, and warns when any did,
+ * and when ends were inferred (the latency histograms lack them). */
+static void report_misses(struct block_io *b)
+{
+	char msg[256];
+	json_int_t n = recursion_misses(b);
+	json_object_set_new(b->manifest, "recursion_misses", json_integer(n));
+	if (n) {
+		snprintf(msg, sizeof(msg),
+			 "the kernel skipped its programs %lld times, each already running on that CPU "
+			 "(an interrupt's completion inside another's): the rows miss that many bios "
+			 "or requests",
+			 (long long)n);
+		warn(b, msg);
+	}
+	json_int_t inferred = json_integer_value(json_object_get(b->inferred, "bios"));
+	if (inferred) {
+		snprintf(msg, sizeof(msg),
+			 "%lld of the tree's bios ended where no program saw the end: counted in ops, "
+			 "bytes and size when the end was certain, in no latency bucket (ends_inferred "
+			 "names the rows)",
+			 (long long)inferred);
+		warn(b, msg);
+	}
 }
 
 static void bio_close(void *state)
@@ -138,6 +161,7 @@ static void bio_close(void *state)
 	ebpf_slots_close(&b->slots);
 	block_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
 	json_decref(b->manifest);
+	json_decref(b->inferred);
 	free(b);
 }
 
@@ -194,13 +218,36 @@ static int check(struct block_io *b, struct errbuf *why)
 	return r;
 }
 
+/* The program's counts with the ends this side inferred. */
+static const struct bio_slot *counts(struct block_io *b)
+{
+	const __u64 *p = ebpf_slots_read(&b->slots), *x = (const __u64 *)&b->extra;
+	__u64 *c = (__u64 *)&b->cur;
+	for (size_t w = 0; w < sizeof(b->cur) / sizeof(__u64); w++)
+		c[w] = p[w] + x[w];
+	return &b->cur;
+}
+
+/* The rows with ends inferred, in the manifest's ends_inferred. */
+static void note_inferred(struct block_io *b, const struct bio_slot *now)
+{
+	json_int_t n = 0;
+	for (int dir = 0; dir < 2; dir++)
+		n += (json_int_t)(now->ends_inferred[dir] - b->prev.ends_inferred[dir]);
+	if (n == 0)
+		return;
+	json_t *bios = json_object_get(b->inferred, "bios");
+	json_integer_set(bios, json_integer_value(bios) + n);
+	json_array_append_new(json_object_get(b->inferred, "rows"), json_integer(b->rows));
+}
+
 static int bio_sample(void *state, struct errbuf *why)
 {
 	struct block_io *b = state;
 	int r = check(b, why);
 	if (r < 0)
 		return r;
-	const struct bio_slot *now = ebpf_slots_read(&b->slots);
+	const struct bio_slot *now = counts(b);
 	__u64 total[BIO_COUNTERS] = {0};
 	for (size_t d = 0; d < b->devs.n; d++)
 		for (int c = 0; c < BIO_COUNTERS; c++) {
@@ -218,7 +265,9 @@ static int bio_sample(void *state, struct errbuf *why)
 			json_integer_set(b->hist[1][dir][k], (json_int_t)(now->latency_hist[dir][k] -
 									  b->prev.latency_hist[dir][k]));
 		}
+	note_inferred(b, now);
 	b->prev = *now;
+	b->rows++;
 	ebpf_slots_report(&b->slots, b->manifest);
 	return 0;
 }
@@ -228,7 +277,7 @@ static int bio_sample(void *state, struct errbuf *why)
 static void bio_begin(void *state)
 {
 	struct block_io *b = state;
-	b->prev = *(const struct bio_slot *)ebpf_slots_read(&b->slots);
+	b->prev = *counts(b);
 }
 
 /* The tree is gone: a row may be the last, so a slot mid-update is waited
@@ -238,11 +287,74 @@ static void bio_finish(void *state)
 	ebpf_slots_wait_whole(&((struct block_io *)state)->slots, EBPF_FINAL_WAIT_NS);
 }
 
-/* The tree's bios not yet completed (its processes may all be gone). */
+/* The devices have had nothing in flight and completed nothing for this
+ * long: any bio of the tree still in tree_bios has ended, unseen. Longer
+ * than an I/O scheduler holds a request back while the device idles
+ * (BFQ's slice_idle, 8 ms). */
+#define QUIET_NS (50 * 1000 * 1000)
+
+/* Whether every selected device has been idle for QUIET_NS. */
+static bool devices_quiet(struct block_io *b)
+{
+	uint64_t completed = 0;
+	bool idle = true;
+	for (size_t d = 0; d < b->devs.n && idle; d++) {
+		struct blk_activity a;
+		idle = blk_device_activity("/sys", &b->devs.dev[d], &a) == 0 && a.in_flight == 0;
+		completed += a.completed;
+	}
+	int64_t now = clock_mono_ns();
+	if (!idle || !b->quiet_since || completed != b->completed) {
+		b->quiet_since = idle ? now : 0;
+		b->completed = completed;
+		return false;
+	}
+	return now - b->quiet_since >= QUIET_NS;
+}
+
+/* Counts the tree's bios left in tree_bios as ended, as the program counts
+ * an end it did not see (tree_bio_end), into extra. A bio the program
+ * takes meanwhile is counted there, once: whoever deletes it counts it. */
+static void infer_ends(struct block_io *b)
+{
+	int fd = bpf_map__fd(b->skel->maps.tree_bios);
+	__u64 key;
+	struct tree_bio tb;
+	for (int i = 0; i < 2 * TREE_BIOS_MAX && bpf_map_get_next_key(fd, NULL, &key) == 0; i++) {
+		if (bpf_map_lookup_elem(fd, &key, &tb) < 0 || bpf_map_delete_elem(fd, &key) < 0)
+			continue;
+		__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
+		for (int k = 0; k < 2; k++) {
+			__u64 *dev = tb.dev[k] < BIO_DEVICES ? b->extra.dev[tb.dev[k]] : NULL;
+			if (!dev)
+				continue;
+			if (tb.kind == TB_READ || tb.kind == TB_WRITE || tb.kind == TB_DISCARD) {
+				enum bio_counter ops = tb.kind == TB_READ    ? BIO_READ_OPS
+						       : tb.kind == TB_WRITE ? BIO_WRITE_OPS
+									     : BIO_DISCARD_OPS;
+				dev[ops]++;
+				dev[ops + 1] += tb.bytes; /* each kind's bytes follow its ops */
+			}
+			if (tb.flush)
+				dev[BIO_FLUSH_OPS]++;
+		}
+		if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
+			int dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
+			b->extra.size_hist[dir][log2_bucket(tb.bytes)]++;
+			b->extra.ends_inferred[dir]++;
+		}
+	}
+}
+
+/* The tree's bios not yet ended (its processes may all be gone). */
 static bool bio_in_flight(void *state, json_t **left)
 {
 	struct block_io *b = state;
 	__s64 n = __atomic_load_n(&b->skel->bss->tree_bios_inflight, __ATOMIC_RELAXED);
+	if (n > 0 && devices_quiet(b)) {
+		infer_ends(b);
+		n = __atomic_load_n(&b->skel->bss->tree_bios_inflight, __ATOMIC_RELAXED);
+	}
 	if (n <= 0)
 		return false;
 	*left = json_pack("{s:I}", "bios", (json_int_t)n);
@@ -260,6 +372,13 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 		r = load(&b->skel, why);
 	/* attached before seeding: a fork or an exit of the running tree from
 	 * here on is seen (attach mode) */
+	/* For the tests only: no completion program runs, so every end of the
+	 * tree's bios is inferred (block_io.bpf.c, "Ends no program sees"), as
+	 * on a host whose kernel runs no program where the devices complete. */
+	if (r == 0 && getenv("IOPSAMPLE_TEST_UNSEEN_ENDS")) {
+		bpf_program__set_autoattach(b->skel->progs.iops_rq_complete, false);
+		bpf_program__set_autoattach(b->skel->progs.iops_bio_complete, false);
+	}
 	if (r < 0 || (r = tell_devices(b, why)) < 0 ||
 	    (r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||
@@ -268,9 +387,11 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 		bio_close(b);
 		return r;
 	}
-	b->prev = *(const struct bio_slot *)ebpf_slots_read(&b->slots);
+	b->prev = *counts(b);
 	add_fields(b, row);
 	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
+	b->inferred = json_pack("{s:i,s:[]}", "bios", 0, "rows");
+	json_object_set(manifest, "ends_inferred", b->inferred);
 	b->manifest = json_incref(manifest);
 	ebpf_slots_report(&b->slots, manifest);
 	*state = b;

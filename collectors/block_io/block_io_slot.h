@@ -33,15 +33,33 @@ enum bio_counter {
 
 enum bio_dir { BIO_DIR_READ, BIO_DIR_WRITE };
 
+/* The tree's bios in flight at most (tree_bios' size). */
+#define TREE_BIOS_MAX 65536
+
+/* tree_bios' value: what a bio of the tree will count when it ends. */
+enum tree_bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };
+struct tree_bio {
+	__u64 queue_ns;
+	__u64 issue_ns; /* 0 until a request holding it is issued */
+	__u32 bytes;
+	__u8 kind;   /* enum tree_bio_kind */
+	__u8 flush;  /* asked for a cache flush first (REQ_PREFLUSH) */
+	__u8 dev[2]; /* its device's index and its disk's, or BIO_NO_DEVICE */
+};
+
 /* One CPU's counts since the program was loaded. A bio to a partition
  * counts in the partition's entry and in its disk's, when selected; the
- * histograms count each of the tree's reads and writes once. Only ever
- * added to: the sampler takes differences. */
+ * histograms count each of the tree's reads and writes once, the latency
+ * histogram only those whose end a program saw. ends_inferred: the tree's
+ * reads and writes whose end no program saw, counted when their address
+ * came back as a new bio (see block_io.bpf.c). Only ever added to: the
+ * sampler takes differences. */
 struct bio_slot {
 	struct ebpf_slot_seq seq;
 	__u64 dev[BIO_DEVICES][BIO_COUNTERS];
 	__u64 size_hist[2][LOG2_HIST_BUCKETS];    /* by enum bio_dir, bytes */
 	__u64 latency_hist[2][LOG2_HIST_BUCKETS]; /* by enum bio_dir, microseconds */
+	__u64 ends_inferred[2];                   /* by enum bio_dir */
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 
 #endif

@@ -144,6 +144,30 @@ int blk_devices_add(struct blk_devices *d, const char *sysfs, const char *spec,
 	return push(d, &dev, spec, why);
 }
 
+int blk_device_activity(const char *sysfs, const struct blk_dev *dev, struct blk_activity *a)
+{
+	char path[PATH_MAX], line[512];
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/stat", sysfs, dev->major, dev->minor);
+	int r = read_line(path, line, sizeof(line));
+	if (r < 0)
+		return r;
+	/* reads, writes, discards and flushes completed are fields 0, 4, 11
+	 * and 15; in flight is field 8 (Documentation/block/stat.rst) */
+	uint64_t v[17];
+	int n = 0;
+	for (char *p = line, *end; n < 17; p = end, n++) {
+		errno = 0;
+		v[n] = strtoull(p, &end, 10);
+		if (end == p || errno)
+			break;
+	}
+	if (n < 9)
+		return -EIO;
+	a->in_flight = v[8];
+	a->completed = v[0] + v[4] + (n > 11 ? v[11] : 0) + (n > 15 ? v[15] : 0);
+	return 0;
+}
+
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config_yaml.h"
 #include "log.h"
@@ -46,6 +47,18 @@ int blk_devices_default(struct blk_devices *d, const char *sysfs, struct errbuf 
 
 /* The index of major:minor in d, or -1. */
 int blk_devices_find(const struct blk_devices *d, unsigned major, unsigned minor);
+
+/* What a device is doing, from its sysfs stat (the fields of a
+ * /proc/diskstats line): requests in flight, and requests completed since
+ * boot (reads, writes, discards and flushes, as far as the kernel's line
+ * has them). */
+struct blk_activity {
+	uint64_t in_flight;
+	uint64_t completed;
+};
+
+/* 0, or a negative errno when the file cannot be read or parsed. */
+int blk_device_activity(const char *sysfs, const struct blk_dev *dev, struct blk_activity *a);
 
 /* The manifest's list: [{"name", "dev": "major:minor", "in_totals"}]. */
 json_t *blk_devices_json(const struct blk_devices *d);

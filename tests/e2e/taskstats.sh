@@ -154,19 +154,20 @@ for f in ("read_bytes", "write_bytes", "cancelled_write_bytes"):
 for f, g in (("read_chars", "rchar"), ("write_chars", "wchar")):
     expect(0 <= p[g] - t[f] < 1024 * pids, "%s %d against rchar/wchar %d: more than 1023 bytes of rounding for each of %d pids" % (f, t[f], p[g], pids))
 expect(t["read_bytes"] > 1 << 20, "the build read %d bytes from storage: the caches were not dropped" % t["read_bytes"])
-# the reads the tree submitted, as the block layer saw them complete
+# the reads the tree submitted, as the block layer saw them end: each
+# bio once, those whose end no program saw (ends_inferred) too
+import exact
 b = ep.total("block_io", "read_bytes")
 drain = ep.manifest["sources"]["block_io"]["drain"]
-bm = ep.manifest["sources"]["block_io"]
-expect(b <= p["read_bytes"], "block_io read_bytes %d above proc_io's %d" % (b, p["read_bytes"]))
-short = "" if b == p["read_bytes"] else " (block_io %d short: drain %s, recursion_misses %d, slots_deferred %d, slots_lost %d)" % (
-    p["read_bytes"] - b, drain, bm["recursion_misses"], bm["slots_deferred"], bm.get("slots_lost", 0))
+expect(b == p["read_bytes"], "block_io read_bytes %d, proc_io's %d (%+d; drain %s, ends inferred %s)" % (
+    b, p["read_bytes"], b - p["read_bytes"], drain, ep.manifest["sources"]["block_io"]["ends_inferred"]))
 expect(drain["left"] is None, "block_io's final row gave up waiting: %s" % drain)
+inferred = exact.latency_accounted(ep)
 ru = ep.manifest["target"]["rusage"]
 cpu = ep.total("taskstats", "cpu_run_real_ns")
 expect(cpu <= ru["user_ns"] + ru["system_ns"] + 1000000, "cpu_run_real_ns %d above wait4's %d" % (cpu, ru["user_ns"] + ru["system_ns"]))
-print("%s (%s): read_bytes %d (block_io %d, %d ms waited for)%s, write_bytes %d, cancelled %d as proc_io's; chars %d and %d below rchar/wchar (%d pids); cpu %.3f of wait4's"
-      % (ep.manifest["episode"], sys.argv[3], t["read_bytes"], b, drain["waited_ns"] // 10**6, short, t["write_bytes"], t["cancelled_write_bytes"], p["rchar"] - t["read_chars"],
+print("%s (%s): read_bytes %d (block_io %d, %d ends inferred, %d ms waited for), write_bytes %d, cancelled %d as proc_io's; chars %d and %d below rchar/wchar (%d pids); cpu %.3f of wait4's"
+      % (ep.manifest["episode"], sys.argv[3], t["read_bytes"], b, inferred, drain["waited_ns"] // 10**6, t["write_bytes"], t["cancelled_write_bytes"], p["rchar"] - t["read_chars"],
          p["wchar"] - t["write_chars"], pids, cpu / (ru["user_ns"] + ru["system_ns"])))
 PY
 	done

@@ -158,6 +158,32 @@ TEST(the_default_is_every_whole_disk_with_a_size)
 	EXPECT_STR(d.dev[1].name, "vda");
 }
 
+TEST(activity_is_in_flight_and_every_kind_completed)
+{
+	make_sysfs();
+	struct blk_devices d = {0};
+	struct errbuf why;
+	EXPECT_EQ(blk_devices_add(&d, root, "vda", &why), 0);
+	EXPECT_EQ(blk_devices_add(&d, root, "loop0", &why), 0);
+	EXPECT_EQ(blk_devices_add(&d, root, "vda1", &why), 0);
+	/* 6.x: 17 fields, reads 0, writes 4, in flight 8, discards 11,
+	 * flushes 15 */
+	put("devices/vda/stat", "     100   5 800 9  20 2 160 4  3  7 13  6 0 48 1   2 5\n");
+	/* before 4.18: 11 fields, no discards or flushes */
+	put("devices/loop0/stat", "7 0 56 1 0 0 0 0 0 1 1\n");
+	struct blk_activity a;
+	EXPECT_EQ(blk_device_activity(root, &d.dev[0], &a), 0);
+	EXPECT_EQ((int)a.in_flight, 3);
+	EXPECT_EQ((int)a.completed, 100 + 20 + 6 + 2);
+	EXPECT_EQ(blk_device_activity(root, &d.dev[1], &a), 0);
+	EXPECT_EQ((int)a.in_flight, 0);
+	EXPECT_EQ((int)a.completed, 7);
+	/* a partition's own file, here absent */
+	EXPECT_EQ(blk_device_activity(root, &d.dev[2], &a), -ENOENT);
+	put("devices/vda/vda1/stat", "1 2 3\n");
+	EXPECT_EQ(blk_device_activity(root, &d.dev[2], &a), -EIO);
+}
+
 TEST(the_real_sysfs_names_its_disks)
 {
 	struct blk_devices d = {0};
