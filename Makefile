@@ -33,7 +33,7 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # a disk whose requests stay in flight, under a loop device)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
-	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace
+	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -159,7 +159,10 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio \
-	$(BUILD)/workloads/blkwork $(BUILD)/workloads/metawork: LDFLAGS += -static
+	$(BUILD)/workloads/blkwork $(BUILD)/workloads/metawork $(BUILD)/workloads/patwork: LDFLAGS += -static
+# io_uring through liburing (a test package)
+$(BUILD)/workloads/patwork: LDFLAGS += -luring
+$(BUILD)/workloads/patwork: | $(BUILD)/.test-deps
 
 # a FUSE filesystem: libfuse3 is a test package
 $(BUILD)/workloads/slowdisk: CFLAGS += $(shell pkg-config --cflags fuse3)

@@ -71,26 +71,34 @@
 #endif
 
 #define SYSCALL(name, sides, rfd, wfd, msgvec)                                                    \
-	{#name, SYS_##name, sides, {rfd, wfd}, msgvec, SIO_VIA_SYSCALL, {-1, -1}}
+	{#name, SYS_##name, sides, {rfd, wfd}, msgvec, SIO_VIA_SYSCALL, {-1, -1}, {0, 0}, {-1, -1}}
+/* a syscall that addresses a file: where each side's access starts (the
+ * access pattern, sio_rules.h) */
+#define FILE_IO(name, sides, rfd, wfd, rpos, rarg, wpos, warg)                                     \
+	{#name, SYS_##name, sides, {rfd, wfd}, 0, SIO_VIA_SYSCALL, {-1, -1}, {rpos, wpos}, {rarg, warg}}
 #define READ(name, fd) SYSCALL(name, SIO_SIDE_READ, fd, -1, 0)
 #define WRITE(name, fd) SYSCALL(name, SIO_SIDE_WRITE, -1, fd, 0)
 #define BOTH(name, in, out) SYSCALL(name, SIO_SIDE_BOTH, in, out, 0)
 #define META(name) SYSCALL(name, SIO_SIDE_META, -1, -1, 0)
+#define READ_AT(name, pos, arg) FILE_IO(name, SIO_SIDE_READ, 0, -1, pos, arg, SIO_POS_NONE, -1)
+#define WRITE_AT(name, pos, arg) FILE_IO(name, SIO_SIDE_WRITE, -1, 0, SIO_POS_NONE, -1, pos, arg)
 
 const struct io_syscall io_syscalls[] = {
-	READ(read, 0),
-	WRITE(write, 0),
-	READ(pread64, 0),
-	WRITE(pwrite64, 0),
-	READ(readv, 0),
-	WRITE(writev, 0),
-	READ(preadv, 0),
-	WRITE(pwritev, 0),
-	READ(preadv2, 0),
-	WRITE(pwritev2, 0),
-	BOTH(sendfile, 1, 0), /* sendfile(out_fd, in_fd, ...) */
-	BOTH(splice, 0, 2),   /* splice(fd_in, off_in, fd_out, ...) */
-	BOTH(copy_file_range, 0, 2),
+	READ_AT(read, SIO_POS_FPOS, -1),
+	WRITE_AT(write, SIO_POS_FPOS, -1),
+	READ_AT(pread64, SIO_POS_ARG, 3),
+	WRITE_AT(pwrite64, SIO_POS_ARG, 3),
+	READ_AT(readv, SIO_POS_FPOS, -1),
+	WRITE_AT(writev, SIO_POS_FPOS, -1),
+	READ_AT(preadv, SIO_POS_ARG, 3), /* pos_l: on a 64-bit ABI the whole offset */
+	WRITE_AT(pwritev, SIO_POS_ARG, 3),
+	READ_AT(preadv2, SIO_POS_ARG_OR_FPOS, 3),
+	WRITE_AT(pwritev2, SIO_POS_ARG_OR_FPOS, 3),
+	/* sendfile(out_fd, in_fd, offset, count) */
+	FILE_IO(sendfile, SIO_SIDE_BOTH, 1, 0, SIO_POS_PTR, 2, SIO_POS_FPOS, -1),
+	/* splice(fd_in, off_in, fd_out, off_out, ...) */
+	FILE_IO(splice, SIO_SIDE_BOTH, 0, 2, SIO_POS_PTR, 1, SIO_POS_PTR, 3),
+	FILE_IO(copy_file_range, SIO_SIDE_BOTH, 0, 2, SIO_POS_PTR, 1, SIO_POS_PTR, 3),
 	WRITE(sendto, 0),
 	READ(recvfrom, 0),
 	WRITE(sendmsg, 0),
@@ -100,8 +108,9 @@ const struct io_syscall io_syscalls[] = {
 	SYSCALL(recvmmsg, SIO_SIDE_READ, 0, -1, 1),
 	SYSCALL(sendmmsg, SIO_SIDE_WRITE, -1, 0, 1),
 	/* not syscalls: requests, each counted as it completes */
-	{"aio", -1, SIO_SIDE_BY_OP, {-1, -1}, 0, SIO_VIA_AIO, {SYS_io_getevents, SYS_io_pgetevents}},
-	{"io_uring", -1, SIO_SIDE_BY_OP, {-1, -1}, 0, SIO_VIA_IO_URING, {-1, -1}},
+	{"aio", -1, SIO_SIDE_BY_OP, {-1, -1}, 0, SIO_VIA_AIO, {SYS_io_getevents, SYS_io_pgetevents},
+	 {0, 0}, {-1, -1}},
+	{"io_uring", -1, SIO_SIDE_BY_OP, {-1, -1}, 0, SIO_VIA_IO_URING, {-1, -1}, {0, 0}, {-1, -1}},
 	/* metadata, by family (docs/data-model.md): open, close, stat,
 	 * directory, sync, seek, names, size */
 	META(open), META(openat), META(openat2), META(creat),

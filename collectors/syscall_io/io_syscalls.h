@@ -19,6 +19,10 @@ struct io_syscall {
 	unsigned char msgvec;  /* the bytes are the msg_len of the first rval mmsghdrs at arg 1 */
 	enum sio_via via;
 	int reap_nr[2]; /* SIO_VIA_AIO: the syscalls whose exits the ptrace tracer reads events at */
+	/* [enum io_dir]: where that side's access starts (enum sio_pos), and
+	 * the argument it reads (SIO_POS_ARG, _ARG_OR_FPOS, _PTR) */
+	unsigned char pos[2];
+	signed char pos_arg[2];
 };
 
 extern const struct io_syscall io_syscalls[];

@@ -66,6 +66,7 @@ void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
 		copy(&out->untimed, &c->untimed, 1);
 		copy(out->kind_bytes[0], c->kind_bytes[0], SIO_KINDS);
 		copy(out->kind_bytes[1], c->kind_bytes[1], SIO_KINDS);
+		copy(out->pattern, c->pattern, SIO_PATTERNS);
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s)
 			return;

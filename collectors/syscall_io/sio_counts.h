@@ -28,6 +28,7 @@ struct sio_totals {
 	uint64_t side_time_ns[2];          /* [enum io_dir]: its calls' time */
 	uint64_t untimed;                  /* calls whose entry was not seen */
 	uint64_t kind_bytes[2][SIO_KINDS]; /* [enum io_dir][enum sio_kind] */
+	uint64_t pattern[SIO_PATTERNS];    /* [enum sio_pattern] */
 };
 
 /* A side's calls and bytes (enum io_dir): every call that counts on a side
@@ -61,6 +62,7 @@ struct sio_counts {
 	_Atomic uint64_t side_time_ns[2];
 	_Atomic uint64_t untimed;
 	_Atomic uint64_t kind_bytes[2][SIO_KINDS];
+	_Atomic uint64_t pattern[SIO_PATTERNS];
 };
 
 /* One returned call as the tracer saw it. */

@@ -78,6 +78,16 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool 
 		skel->rodata->sio_fd_arg[i][IO_READ] = sys->fd_arg[IO_READ];
 		skel->rodata->sio_fd_arg[i][IO_WRITE] = sys->fd_arg[IO_WRITE];
 		skel->rodata->sio_msgvec[i] = sys->msgvec;
+		for (int d = IO_READ; d <= IO_WRITE; d++) {
+			skel->rodata->sio_pos[i][d] = sys->pos[d];
+			skel->rodata->sio_pos_arg[i][d] = sys->pos_arg[d];
+		}
+		if (sys->sides == SIO_SIDE_META && !strncmp(sys->name, "open", 4))
+			skel->rodata->sio_opens[i] = 1; /* open, openat, openat2: a new description */
+		if (!strcmp(sys->name, "creat"))
+			skel->rodata->sio_opens[i] = 1;
+		if (!strcmp(sys->name, "close"))
+			skel->rodata->sio_close_index = (__u8)i;
 		if (sys->via == SIO_VIA_AIO)
 			skel->rodata->sio_aio_index = (__u8)i;
 		if (sys->via == SIO_VIA_IO_URING && !ebpf_unseen(sys))
@@ -194,9 +204,10 @@ static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why
 	if (r < 0)
 		return r;
 	const struct sio_slot *sum = ebpf_slots_read(&e->slots);
-	_Static_assert(offsetof(struct sio_slot, kind_bytes) - offsetof(struct sio_slot, calls) ==
-			       offsetof(struct sio_totals, kind_bytes) &&
-		       sizeof(sum->kind_bytes) == sizeof(out->kind_bytes),
+	_Static_assert(offsetof(struct sio_slot, pattern) - offsetof(struct sio_slot, calls) ==
+			       offsetof(struct sio_totals, pattern) &&
+		       sizeof(sum->pattern) == sizeof(out->pattern) &&
+		       sizeof(*out) == offsetof(struct sio_totals, pattern) + sizeof(out->pattern),
 		       "struct sio_totals is struct sio_slot after its sequence words");
 	memcpy(out, &sum->calls, sizeof(*out));
 	return 0;

@@ -225,6 +225,9 @@ static int ptrace_snapshot(void *state, struct sio_totals *out, struct errbuf *w
 }
 
 const struct sio_backend sio_ptrace = {
+	.pattern_unseen = "the ptrace backend does not follow open file descriptions (it would "
+			  "read each call's /proc/PID/fdinfo and could not tell a description's "
+			  "copies apart): the ebpf backend counts the access pattern",
 	.name = "ptrace",
 	.holds_target = true,
 	.probe = ptrace_probe,

@@ -68,6 +68,18 @@ static inline unsigned sio_uring_sides(unsigned op)
 	}
 }
 
+/* io_uring's requests that read or write a file at a position (their
+ * kiocb's, which has moved past their bytes once they complete). */
+static inline int sio_uring_positional(unsigned op)
+{
+	switch (op) {
+	case 1: case 2: case 4: case 5: case 22: case 23: case 60: case 61:
+		return 1; /* READV, WRITEV, READ_FIXED, WRITE_FIXED, READ, WRITE, R/W V_FIXED */
+	default:
+		return 0;
+	}
+}
+
 /* Linux native AIO's read and write commands (include/uapi/linux/aio_abi.h
  * IOCB_CMD_*) and their sides; 0 for fsync, poll and noop. */
 static inline unsigned sio_aio_sides(unsigned opcode)
@@ -124,6 +136,68 @@ static inline enum sio_kind sio_kind_of_mode(unsigned mode)
 #define SIO_MMSGHDR_SIZE 64
 #define SIO_MMSGHDR_LEN_OFFSET 56
 #define SIO_MMSG_MAX 1024
+
+/* ---- The access pattern, as Darshan's POSIX module counts it ------------
+ * Per open file description (the kernel's struct file) of a regular file
+ * or a block device, and per side: a read that starts exactly where the
+ * description's previous read ended is consecutive, one that starts there
+ * or after is sequential (consecutive ones too); the first read of a
+ * description is neither; writes alike. An access whose previous access on
+ * the description was on the other side is a switch. An access whose start
+ * or end is not a multiple of the file's block size (st_blksize) is
+ * unaligned. */
+enum sio_pattern {
+	SIO_CONSEC_READS,
+	SIO_SEQ_READS,
+	SIO_CONSEC_WRITES,
+	SIO_SEQ_WRITES,
+	SIO_RW_SWITCHES,
+	SIO_UNALIGNED_READS,
+	SIO_UNALIGNED_WRITES,
+	SIO_PATTERNS
+};
+
+/* A description's history. */
+struct sio_fstate {
+	unsigned long long end[2]; /* [enum io_dir]: where its last access that way ended */
+	unsigned char seen;        /* 1 << enum io_dir: a side it has been accessed on */
+	unsigned char last;        /* the side of its last access (enum io_dir) */
+};
+
+/* What an access adds (1 << enum sio_pattern, or-ed), the description's
+ * history updated: side d, start and len in bytes, blksize the file's. */
+static inline unsigned sio_pattern_step(struct sio_fstate *st, int d, unsigned long long start,
+					unsigned long long len, unsigned long long blksize)
+{
+	unsigned add = 0, w = d == IO_WRITE;
+	if (st->seen & 1u << d) {
+		if (start == st->end[d])
+			add |= 1u << (w ? SIO_CONSEC_WRITES : SIO_CONSEC_READS);
+		if (start >= st->end[d])
+			add |= 1u << (w ? SIO_SEQ_WRITES : SIO_SEQ_READS);
+	}
+	if (st->seen && st->last != d)
+		add |= 1u << SIO_RW_SWITCHES;
+	if (blksize && (start % blksize || (start + len) % blksize))
+		add |= 1u << (w ? SIO_UNALIGNED_WRITES : SIO_UNALIGNED_READS);
+	st->end[d] = start + len;
+	st->seen |= 1u << d;
+	st->last = (unsigned char)d;
+	return add;
+}
+
+/* Where a side's access starts, for the syscalls that address a file
+ * (io_syscall's pos): the description's position before the call (its
+ * position after, less the bytes), an offset argument, or the loff_t an
+ * argument points to (after the call: less the bytes), the position when
+ * it is NULL. */
+enum sio_pos {
+	SIO_POS_NONE,   /* no file access (sockets, pipes), or not this side */
+	SIO_POS_FPOS,   /* read, write, readv, writev; sendfile's output */
+	SIO_POS_ARG,    /* pread64, pwrite64, preadv, pwritev: the offset at pos_arg */
+	SIO_POS_ARG_OR_FPOS, /* preadv2, pwritev2: the offset, or the position when -1 */
+	SIO_POS_PTR,    /* sendfile's input, splice, copy_file_range: *(loff_t *)pos_arg */
+};
 
 /* The kernel's internal restart codes (-ERESTARTSYS ... -ERESTART_RESTARTBLOCK,
  * include/linux/errno.h): never seen by the program, the call runs again. */

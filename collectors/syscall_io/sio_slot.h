@@ -28,6 +28,17 @@ struct sio_slot {
 	__u64 side_time_ns[2];
 	__u64 untimed;
 	__u64 kind_bytes[2][SIO_KINDS];
+	__u64 pattern[SIO_PATTERNS];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
+
+/* The access pattern's state of an open file description (sio_files): its
+ * inode, so that a description freed unseen (its last close not the
+ * tree's) whose address comes back for another file starts afresh. */
+struct sio_file_state {
+	__u64 inode;
+	struct sio_fstate st;
+};
+/* Descriptions followed at once, at most (least recently used first out). */
+#define SIO_FILES_MAX 16384
 
 #endif

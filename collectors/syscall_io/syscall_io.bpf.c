@@ -23,10 +23,26 @@ const volatile __u8 sio_index[SIO_MAX_NR];          /* counted index of a syscal
 const volatile __u8 sio_sides[SIO_MAX_SYSCALLS];    /* enum sio_sides of a counted index */
 const volatile __s8 sio_fd_arg[SIO_MAX_SYSCALLS][2]; /* [enum io_dir]: the fd's argument, or -1 */
 const volatile __u8 sio_msgvec[SIO_MAX_SYSCALLS];   /* bytes from the mmsghdrs at arg 1 */
+const volatile __u8 sio_pos[SIO_MAX_SYSCALLS][2];     /* [enum io_dir]: enum sio_pos */
+const volatile __s8 sio_pos_arg[SIO_MAX_SYSCALLS][2]; /* [enum io_dir]: its argument */
+const volatile __u8 sio_opens[SIO_MAX_SYSCALLS];      /* returns a new description's fd */
+const volatile __u8 sio_close_index = SIO_NOT_COUNTED; /* the counted index of close */
 const volatile __u8 sio_aio_index = SIO_NOT_COUNTED;   /* the counted index of "aio" */
 const volatile __u8 sio_uring_index = SIO_NOT_COUNTED; /* ... of "io_uring" */
 
 EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
+
+/* The access pattern's history of each open file description the tree
+ * reads or writes, by its struct file's address. Taken out when the
+ * tree's close drops its last reference, started afresh when the tree
+ * opens a description at that address, or finds another inode there; the
+ * least recently used goes when full (its next access is a first). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SIO_FILES_MAX);
+	__type(key, __u64);
+	__type(value, struct sio_file_state);
+} sio_files SEC(".maps");
 
 /* When each thread of the tree entered the counted call it is in (its
  * exit takes the entry out). In the task's own storage where the kernel
@@ -194,6 +210,80 @@ static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n, bool loop
 	return w.sum;
 }
 
+/* What an access to file f (a struct file *, untrusted) adds to the
+ * pattern (enum sio_pattern bits), its history updated: side d, start and
+ * len in bytes. Only regular files and block devices count. */
+static __always_inline __u32 file_access(struct file *f, __u32 d, __u64 start, __u64 len)
+{
+	if (!f)
+		return 0;
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+	__u32 kind = sio_kind_of_mode(BPF_CORE_READ(inode, i_mode));
+	if (kind != SIO_KIND_FILE && kind != SIO_KIND_BLOCKDEV)
+		return 0;
+	__u64 key = (__u64)f, blksize = 1ULL << (BPF_CORE_READ(inode, i_blkbits) & 31);
+	struct sio_file_state fresh = {.inode = (__u64)inode}, *fs = bpf_map_lookup_elem(&sio_files, &key);
+	if (!fs || fs->inode != (__u64)inode) {
+		bpf_map_update_elem(&sio_files, &key, &fresh, BPF_ANY);
+		fs = bpf_map_lookup_elem(&sio_files, &key);
+		if (!fs)
+			return 0;
+	}
+	return sio_pattern_step(&fs->st, d & 1, start, len, blksize);
+}
+
+/* The calling task's open file at fd, or NULL. */
+static __always_inline struct file *fd_file(long fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct file *f = NULL;
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds) ||
+	    bpf_probe_read_kernel(&f, sizeof(f), fds + fd) < 0)
+		return NULL;
+	return f;
+}
+
+/* A call's access on side d through fd, which returned len bytes: where it
+ * started (how, arg: enum sio_pos and its argument's value), what it adds
+ * to the pattern. */
+__attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how, __u32 d, long len)
+{
+	struct file *f = fd_file(fd);
+	if (!f || len < 0)
+		return 0;
+	__u64 start = BPF_CORE_READ(f, f_pos) - len; /* its position before the call */
+	if (how == SIO_POS_ARG || (how == SIO_POS_ARG_OR_FPOS && (long)arg != -1)) {
+		start = arg;
+	} else if (how == SIO_POS_PTR && arg) {
+		long long after;
+		if (bpf_probe_read_user(&after, sizeof(after), (const void *)arg) < 0)
+			return 0;
+		start = after - len;
+	}
+	return file_access(f, d, start, len);
+}
+
+/* The description the tree just opened at fd starts with no history. */
+__attribute__((noinline)) int sio_opened(long fd)
+{
+	__u64 key = (__u64)fd_file(fd);
+	if (key)
+		bpf_map_delete_elem(&sio_files, &key);
+	return 0;
+}
+
+/* Two accesses' pattern bits in a call's how (bits 24 to 31): each side's
+ * own, and a second switch (a zero-copy call's other description) at 31. */
+#define SIO_PAT_SHIFT 24
+#define SIO_PAT_SWITCH2 (1u << 31)
+static __always_inline __u32 sio_pat_merge(__u32 r, __u32 w)
+{
+	__u32 both = r & w & 1u << SIO_RW_SWITCHES;
+	return (r | w) << SIO_PAT_SHIFT | (both ? SIO_PAT_SWITCH2 : 0);
+}
+
 /* A call's bytes and time on side d (constant at each call site). */
 static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u32 bucket,
 				     __u32 kind, __u64 ns, __u32 tbucket)
@@ -250,6 +340,11 @@ __attribute__((noinline)) int sio_count(__u32 i, long ret, __u64 bytes, __u32 ho
 			add_side(s, IO_READ, bytes, bucket, how >> 8 & 0xff, ns, tbucket);
 		if (how & SIO_SIDE_WRITE)
 			add_side(s, IO_WRITE, bytes, bucket, how >> 16 & 0xff, ns, tbucket);
+		for (int p = 0; p < SIO_PATTERNS; p++)
+			if (how & 1u << (SIO_PAT_SHIFT + p))
+				EBPF_SLOT_ADD(&s->pattern[p], 1);
+		if (how & SIO_PAT_SWITCH2)
+			EBPF_SLOT_ADD(&s->pattern[SIO_RW_SWITCHES], 1);
 	}
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;
@@ -303,9 +398,9 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 		sio_count(i, ret, 0, sio_sides[i], ns);
 		return 0;
 	}
+	if (sio_opens[i])
+		sio_opened(ret);
 
-	/* everything read before the slot's update begins: it stays short */
-	__u64 bytes = sio_msgvec[i] ? sio_mmsg_bytes(kernel_syscall_arg(regs, 1), ret, looped) : (__u64)ret;
 	__u32 sides = sio_sides[i], rkind = SIO_KIND_UNKNOWN, wkind = SIO_KIND_UNKNOWN;
 	if (sides == SIO_SIDE_BY_MODE) {
 		__u32 k = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][0]), 1);
@@ -317,7 +412,21 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 		if (sides & SIO_SIDE_WRITE)
 			wkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_WRITE]), 0) & 0xff;
 	}
-	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind), ns);
+	/* the access pattern, for a call that addresses files */
+	__u32 pat[2] = {0, 0};
+	for (int d = IO_READ; d <= IO_WRITE; d++) {
+		__u32 how = sio_pos[i][d], kind = d == IO_READ ? rkind : wkind;
+		if (how != SIO_POS_NONE && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV)) {
+			int a = sio_pos_arg[i][d];
+			pat[d] = sio_access(kernel_syscall_arg(regs, sio_fd_arg[i][d]),
+					    a >= 0 ? kernel_syscall_arg(regs, a) : 0, how, d, ret);
+		}
+	}
+	/* everything read before the slot's update begins: it stays short.
+	 * The messages' loop last: without bpf_loop the verifier walks what
+	 * follows it once for every way out of it */
+	__u64 bytes = sio_msgvec[i] ? sio_mmsg_bytes(kernel_syscall_arg(regs, 1), ret, looped) : (__u64)ret;
+	sio_count(i, ret, bytes, SIO_HOW(sides, rkind, wkind) | sio_pat_merge(pat[0], pat[1]), ns);
 	return 0;
 }
 
@@ -333,6 +442,12 @@ int BPF_PROG(iops_sio_enter, struct pt_regs *regs, long id)
 	    !tree_has_current())
 		return 0;
 	entry_put(bpf_ktime_get_ns());
+	if (i == sio_close_index) { /* the description's history ends with it */
+		struct file *f = fd_file(kernel_syscall_arg(regs, 0));
+		__u64 key = (__u64)f;
+		if (f && kernel_file_last_ref(f))
+			bpf_map_delete_elem(&sio_files, &key);
+	}
 	return 0;
 }
 
@@ -367,6 +482,8 @@ __attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i
 		__u16 opcode;
 		__u16 reqprio;
 		__u32 fildes;
+		__u64 buf, nbytes;
+		__s64 offset;
 	} cb;
 	if (bpf_probe_read_user(&ev, sizeof(ev), (const void *)(events + (unsigned long)k * sizeof(ev))) < 0 ||
 	    bpf_probe_read_user(&cb, sizeof(cb), (const void *)(ev.obj + 16)) < 0)
@@ -374,8 +491,12 @@ __attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i
 	__u32 sides = sio_aio_sides(cb.opcode);
 	if (!sides)
 		return 0;
-	__u32 kind = sio_fd_kind(cb.fildes, 0) & 0xff;
-	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind), SIO_NS_REQUEST);
+	__u32 kind = sio_fd_kind(cb.fildes, 0) & 0xff, pat = 0;
+	/* the access pattern: at the iocb's offset */
+	if (!sio_is_error(ev.res) && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV))
+		pat = file_access(fd_file(cb.fildes), sides == SIO_SIDE_WRITE, cb.offset, ev.res);
+	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind) | pat << SIO_PAT_SHIFT,
+		  SIO_NS_REQUEST);
 	return 0;
 }
 
@@ -405,8 +526,17 @@ int BPF_PROG(iops_sio_uring_done, void *ring, void *request)
 	long res = BPF_CORE_READ(req, cqe.res);
 	/* the file the request was issued on; splice's and tee's input is
 	 * in the request's own data: unknown */
-	__u32 kind = file_kind(BPF_CORE_READ(req, file));
+	struct file *f = BPF_CORE_READ(req, file);
+	__u32 kind = file_kind(f), pat = 0;
+	/* the access pattern: a read or write's kiocb (the request's first
+	 * member, io_uring/rw.h) is past its bytes now */
+	__u8 op = BPF_CORE_READ(req, opcode);
+	if (res >= 0 && sio_uring_positional(op))
+		pat = file_access(f, sides == SIO_SIDE_WRITE,
+				  BPF_CORE_READ((struct kiocb *)req, ki_pos) - res, res);
 	sio_count(sio_uring_index, res, (__u64)res,
-		  SIO_HOW(sides, sides == SIO_SIDE_BOTH ? SIO_KIND_UNKNOWN : kind, kind), SIO_NS_REQUEST);
+		  SIO_HOW(sides, sides == SIO_SIDE_BOTH ? SIO_KIND_UNKNOWN : kind, kind) |
+			  pat << SIO_PAT_SHIFT,
+		  SIO_NS_REQUEST);
 	return 0;
 }

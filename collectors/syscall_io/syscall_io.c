@@ -33,6 +33,14 @@ struct syscall_io {
 	json_t *by[SIO_MAX_SYSCALLS][4];
 	bool meta[SIO_MAX_SYSCALLS]; /* a metadata syscall */
 	json_t *by_kind[SIO_KINDS][2];   /* read_bytes, write_bytes */
+	json_t *pattern[SIO_PATTERNS];   /* NULL (and null in the row) when unseen */
+};
+
+static const char *const pattern_names[SIO_PATTERNS] = {
+	[SIO_CONSEC_READS] = "consec_reads",	   [SIO_SEQ_READS] = "seq_reads",
+	[SIO_CONSEC_WRITES] = "consec_writes",	   [SIO_SEQ_WRITES] = "seq_writes",
+	[SIO_RW_SWITCHES] = "rw_switches",	   [SIO_UNALIGNED_READS] = "unaligned_reads",
+	[SIO_UNALIGNED_WRITES] = "unaligned_writes",
 };
 
 static const char *const kind_names[SIO_KINDS] = {
@@ -252,6 +260,8 @@ static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_
 		snprintf(key, sizeof(key), "%s_time_hist", dir_name[d]);
 		json_object_set_new(row, key, zeros(s->time_hist[d], SIO_HIST_BUCKETS));
 	}
+	for (int p = 0; p < SIO_PATTERNS; p++)
+		cell(row, pattern_names[p], &s->pattern[p], !s->backend->pattern_unseen);
 	json_t *by = json_object();
 	for (size_t i = 0; i < cfg->n; i++) {
 		/* a family the backend cannot see here: the same keys, null */
@@ -315,7 +325,10 @@ static int sio_open(const struct source_config *sc, const struct target_info *t,
 		return r;
 	}
 	add_fields(s, cfg, row); /* attached: counting starts at the snapshot above */
-	json_object_set_new(manifest, "unseen", unseen_families(s->backend, cfg));
+	json_t *unseen = unseen_families(s->backend, cfg);
+	if (s->backend->pattern_unseen)
+		json_object_set_new(unseen, "access_pattern", json_string(s->backend->pattern_unseen));
+	json_object_set_new(manifest, "unseen", unseen);
 	s->manifest = json_incref(manifest);
 	if (s->backend->report)
 		s->backend->report(s->counter, manifest);
@@ -369,6 +382,8 @@ static int sio_sample(void *state, struct errbuf *why)
 					 (json_int_t)(now.kind_bytes[d][k] - s->prev.kind_bytes[d][k]));
 	}
 	json_integer_set(s->errors, (json_int_t)errors);
+	for (int p = 0; p < SIO_PATTERNS && s->pattern[p]; p++)
+		json_integer_set(s->pattern[p], (json_int_t)(now.pattern[p] - s->prev.pattern[p]));
 	s->prev = now;
 	json_object_set_new(s->manifest, "untimed_calls", json_integer((json_int_t)now.untimed));
 	if (s->backend->report)

@@ -92,6 +92,40 @@ print("%d metadata syscalls, %d calls and %d errors as metawork made them (start
 PY
 }
 
+# The access pattern, against tests/workloads/patwork's own count of what
+# it did on each description (sequential, descending, strided, reads and
+# writes in turn, unaligned; every syscall that addresses a file, AIO and
+# io_uring): exact under ebpf; null in every row under ptrace, with why.
+PATWORK=$WORKLOADS/patwork
+PATTERN_FIELDS='("consec_reads", "seq_reads", "consec_writes", "seq_writes", "rw_switches", "unaligned_reads", "unaligned_writes")'
+access_pattern() { # backend
+	mkdir -p "$WORK/pw-$1"
+	cat >"$WORK/pw-$1.yaml" <<EOY
+episode: {name: pw-$1, output_dir: $WORK/episodes}
+target: {command: [$PATWORK, $WORK/pw-$1], stdout: file}
+sources:
+  syscall_io: {interval: 10ms, backend: $1}
+EOY
+	"$IOPSAMPLE" run "$WORK/pw-$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/pw-$1" "$1" <<PY
+import json
+from epi import expect
+w = json.load(open(ep.dir + "/target.stdout"))
+rows = ep.rows["syscall_io"]
+fields = $PATTERN_FIELDS
+if sys.argv[2] == "ebpf":
+    got = {f: ep.total("syscall_io", f) for f in fields}
+    expect(got == w, "the pattern %s, patwork's %s" % (got, w))
+    expect(all(v > 0 for v in w.values()), "patwork counted no %s" % [f for f in fields if not w[f]])
+    print("as patwork did it: " + ", ".join("%s %d" % (f, w[f]) for f in fields))
+else:
+    expect(all(r[f] is None for r in rows for f in fields), "a pattern field not null")
+    why = ep.manifest["sources"]["syscall_io"]["unseen"].get("access_pattern")
+    expect(why, "no reason: %s" % ep.manifest["sources"]["syscall_io"]["unseen"])
+    print("null in %d rows: %s" % (len(rows), why))
+PY
+}
+
 # A tree of 240 small files in 12 directories, a symlink in each.
 make_tree() {
 	local d f
@@ -197,6 +231,9 @@ PY
 
 for b in ebpf ptrace; do
 	check syscall_io_metadata_calls_equal_the_workloads_$b known_pattern $b
+done
+for b in ebpf ptrace; do
+	check syscall_io_access_pattern_of_the_workload_$b access_pattern $b
 done
 check syscall_io_pread64_time_as_fio_measures_it fio_time
 if make_tree >"$WORK/tree.out" 2>&1; then

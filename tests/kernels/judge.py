@@ -184,6 +184,9 @@ def reason_for(src, m, field):
         fam = field.split(".")[1] if field.startswith("by_syscall.") else None
         if fam in ("aio", "io_uring") and field.endswith(".time_ns"):
             return "requests, not calls: no call time (docs/data-model.md)"
+        if field in ("consec_reads", "seq_reads", "consec_writes", "seq_writes", "rw_switches",
+                     "unaligned_reads", "unaligned_writes"):
+            return m.get("unseen", {}).get("access_pattern")
         return m.get("unseen", {}).get(fam) if fam else None
     if src == "perf_event":
         for ev in m["events"]:

@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <stdbool.h>
 
 typedef struct {
 	int counter;
@@ -33,13 +34,39 @@ struct signal_struct {
 
 /* A descriptor's open file (syscall_io's by_kind) */
 struct inode {
-	unsigned short i_mode; /* umode_t: S_IFMT and the permissions */
+	unsigned short i_mode;   /* umode_t: S_IFMT and the permissions */
+	unsigned char i_blkbits; /* log2 of st_blksize */
 } __attribute__((preserve_access_index));
+
+typedef struct {
+	long counter;
+} atomic_long_t;
 
 struct file {
 	struct inode *f_inode;
 	unsigned int f_mode; /* fmode_t */
+	long long f_pos;
+	atomic_long_t f_count; /* the references to it, before Linux 6.13 */
 } __attribute__((preserve_access_index));
+
+/* From Linux 6.13 the references are a file_ref_t, whose count is 0 at
+ * one reference (include/linux/file_ref.h) */
+typedef struct {
+	atomic_long_t refcnt;
+} file_ref_t;
+
+struct file___6_13 {
+	file_ref_t f_ref;
+} __attribute__((preserve_access_index));
+
+/* Whether f's reference is its last: closing it ends the description. */
+static __always_inline bool kernel_file_last_ref(struct file *f)
+{
+	struct file___6_13 *n = (void *)f;
+	if (bpf_core_field_exists(n->f_ref))
+		return BPF_CORE_READ(n, f_ref.refcnt.counter) == 0;
+	return BPF_CORE_READ(f, f_count.counter) == 1;
+}
 
 #define KERNEL_FMODE_WRITE 0x2
 
@@ -77,6 +104,7 @@ static __always_inline struct task_struct *kernel_io_kiocb_task(struct io_kiocb 
  * table's slot as one */
 struct kiocb {
 	struct file *ki_filp;
+	long long ki_pos; /* io_uring's read or write: where it is, after its bytes once done */
 } __attribute__((preserve_access_index));
 
 struct fdtable {
