@@ -236,22 +236,23 @@ PY
 )
 
 # I/O in flight when the tree exits. The tree asks for a disk's first
-# 32 MiB with posix_fadvise(WILLNEED) and exits at once, its reads still in
+# 256 MiB with posix_fadvise(WILLNEED) and exits at once, its reads still in
 # flight: the disk is tests/workloads/slowdisk, a FUSE file whose every read
-# is answered 10 ms late, under a loop device, so they take about half a
-# second more. The test holds the device open, as a mounted filesystem
+# is answered 10 ms late, under a loop device, so they take about two
+# seconds more. The test holds the device open, as a mounted filesystem
 # would: the last close of a block device waits for its reads in flight.
 # Five episodes, each on a cold cache: block_io's final row waits for the
-# tree's reads and counts all 32 MiB, which proc_io counts at submission;
+# tree's reads and counts all 256 MiB, which proc_io counts at submission;
 # diskstats' waits for the device's in_flight to fall back and has every
 # byte too; the manifest says how long each waited and that nothing was
 # left. A sixth with drain: 50ms gives up, and the manifest says what was
-# left. The disk served every byte, 6 x 32 MiB. On the build before the
-# wait, block_io counted none of the first episode's 32 MiB.
+# left. The disk served every byte, 6 x 256 MiB. On the build before the
+# wait, block_io counted none of the first episode's 32 MiB (the size this
+# test first had).
 size_is() { [ "$(stat -c %s "$1" 2>/dev/null)" = "$2" ]; }
 idle() { [ "$(cat /sys/block/$1/inflight)" = "$(printf '%8d %8d' 0 0)" ]; }
 in_flight_at_exit() (
-	local bytes=33554432 slow=$WORK/slow sdpid= sloop= i
+	local bytes=268435456 slow=$WORK/slow sdpid= sloop= i
 	trap 'exec 8<&-; [ -n "$sloop" ] && losetup -d "$sloop"; [ -n "$sdpid" ] && kill $sdpid && wait $sdpid
 		umount -l "$slow" 2>/dev/null' EXIT
 	mkdir -p "$slow"
@@ -304,8 +305,8 @@ for s, what in (("block_io", "bios"), ("diskstats", "requests")):
     d = cut[s]
     expect(d["limit_ns"] == 50 * 10**6 and d["waited_ns"] >= d["limit_ns"] and d["left"][what] > 0, "pf6: %s drain %s" % (s, d))
 expect(ep.total("block_io", "read_bytes") < want, "pf6: block_io read_bytes %d" % ep.total("block_io", "read_bytes"))
-expect(served["read_bytes"] == 6 * (32 << 20), "the slow disk served %d bytes" % served["read_bytes"])
-print("32 MiB prefetched, the tree gone: MiB read by proc_io/block_io/diskstats (block_io's and diskstats' wait) in 5 runs: %s" % ", ".join(out))
+expect(served["read_bytes"] == 6 * want, "the slow disk served %d bytes" % served["read_bytes"])
+print("%d MiB prefetched, the tree gone: MiB read by proc_io/block_io/diskstats (block_io's and diskstats' wait) in 5 runs: %s" % (want >> 20, ", ".join(out)))
 print("drain 50ms: block_io had %d MiB, %d bios left; diskstats %d requests left" % (
     ep.total("block_io", "read_bytes") >> 20, cut["block_io"]["left"]["bios"], cut["diskstats"]["left"]["requests"]))
 PY
