@@ -49,12 +49,16 @@ def syscall_numbers(names):
         if len(f) == 3 and f[0] == "#define" and f[1].startswith("__NR_"):
             nr[f[1][5:]] = int(f[2])
     return [nr[n] for n in names.split(",") if n in nr]
+MIX_FILE = "/dev/shm/iopsample-bench-mix"
 # title, mix's arguments, whether the slow ways (ptrace, strace) run it
 WORKLOADS = [
     ("(0) start and end alone: no syscall", ["0", "1"], True),
     ("(a) I/O-heavy: 200k write(4 KiB)", ["200000", "1"], True),
     ("(b) mixed: 500k syscalls, 10% write(4 KiB)", ["500000", "10"], True),
     ("(c) I/O-heavy, long: 4M write(4 KiB)", ["4000000", "1"], False),
+    # a regular file, whose access pattern syscall_io follows (tmpfs: the
+    # page cache only)
+    ("(d) file I/O: 200k pwrite64(4 KiB) in order to a tmpfs file", ["200000", "1", MIX_FILE], True),
 ]
 SLOW = ("ptrace", "strace_bpf", "strace")
 # the same work as the ebpf backend's: each of its default syscalls timed
@@ -268,6 +272,8 @@ def main():
         host_cost(ep, mix, repeats)
     finally:
         shutil.rmtree(work)
+        if os.path.exists(MIX_FILE):
+            os.unlink(MIX_FILE)
         if mounted:
             subprocess.run(["umount", TRACEFS])
 

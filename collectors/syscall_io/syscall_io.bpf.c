@@ -210,29 +210,7 @@ static __always_inline __u64 sio_mmsg_bytes(unsigned long vec, long n, bool loop
 	return w.sum;
 }
 
-/* What an access to file f (a struct file *, untrusted) adds to the
- * pattern (enum sio_pattern bits), its history updated: side d, start and
- * len in bytes. Only regular files and block devices count. */
-static __always_inline __u32 file_access(struct file *f, __u32 d, __u64 start, __u64 len)
-{
-	if (!f)
-		return 0;
-	struct inode *inode = BPF_CORE_READ(f, f_inode);
-	__u32 kind = sio_kind_of_mode(BPF_CORE_READ(inode, i_mode));
-	if (kind != SIO_KIND_FILE && kind != SIO_KIND_BLOCKDEV)
-		return 0;
-	__u64 key = (__u64)f, blksize = 1ULL << (BPF_CORE_READ(inode, i_blkbits) & 31);
-	struct sio_file_state fresh = {.inode = (__u64)inode}, *fs = bpf_map_lookup_elem(&sio_files, &key);
-	if (!fs || fs->inode != (__u64)inode) {
-		bpf_map_update_elem(&sio_files, &key, &fresh, BPF_ANY);
-		fs = bpf_map_lookup_elem(&sio_files, &key);
-		if (!fs)
-			return 0;
-	}
-	return sio_pattern_step(&fs->st, d & 1, start, len, blksize);
-}
-
-/* The calling task's open file at fd, or NULL. */
+/* The calling task's open file at fd, or NULL (read from kernel memory). */
 static __always_inline struct file *fd_file(long fd)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -245,15 +223,83 @@ static __always_inline struct file *fd_file(long fd)
 	return f;
 }
 
+/* What the access pattern reads of an open file. */
+struct sio_file_facts {
+	__u64 file, inode; /* their addresses: the history's key, and its check */
+	__s64 pos;         /* the description's position */
+	__u32 mode, blkbits;
+};
+
+/* The facts of file f, read from kernel memory (f untrusted). */
+static __always_inline bool file_facts_of(struct file *f, struct sio_file_facts *out)
+{
+	if (!f)
+		return false;
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+	out->file = (__u64)f;
+	out->inode = (__u64)inode;
+	out->pos = BPF_CORE_READ(f, f_pos);
+	out->mode = BPF_CORE_READ(inode, i_mode);
+	out->blkbits = BPF_CORE_READ(inode, i_blkbits);
+	return inode != NULL;
+}
+
+/* The facts of the calling task's descriptor fd: typed loads where the
+ * kernel has bpf_rdonly_cast, as sio_fd_kind reads it. */
+static __always_inline bool fd_file_facts(long fd, struct sio_file_facts *out)
+{
+	void *task = (void *)bpf_get_current_task();
+	if (fd < 0)
+		return false;
+	if (bpf_rdonly_cast) {
+		struct task_struct *t = bpf_rdonly_cast(task, bpf_core_type_id_kernel(struct task_struct));
+		struct fdtable *fdt = t->files ? t->files->fdt : NULL;
+		if (!fdt || fd >= fdt->max_fds)
+			return false;
+		struct kiocb *slot = bpf_rdonly_cast(fdt->fd + fd, bpf_core_type_id_kernel(struct kiocb));
+		struct file *f = slot->ki_filp;
+		if (!f || !f->f_inode)
+			return false;
+		out->file = (__u64)f;
+		out->inode = (__u64)f->f_inode;
+		out->pos = f->f_pos;
+		out->mode = f->f_inode->i_mode;
+		out->blkbits = f->f_inode->i_blkbits;
+		return true;
+	}
+	return file_facts_of(fd_file(fd), out);
+}
+
+/* What an access to a file (fi) adds to the pattern (enum sio_pattern
+ * bits), its description's history updated: side d, start and len in
+ * bytes. Only regular files and block devices count. */
+static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 d, __u64 start,
+					 __u64 len)
+{
+	__u32 kind = sio_kind_of_mode(fi->mode);
+	if (kind != SIO_KIND_FILE && kind != SIO_KIND_BLOCKDEV)
+		return 0;
+	__u64 key = fi->file, blksize = 1ULL << (fi->blkbits & 31);
+	struct sio_file_state fresh = {.inode = fi->inode};
+	struct sio_file_state *fs = bpf_map_lookup_elem(&sio_files, &key);
+	if (!fs || fs->inode != fi->inode) {
+		bpf_map_update_elem(&sio_files, &key, &fresh, BPF_ANY);
+		fs = bpf_map_lookup_elem(&sio_files, &key);
+		if (!fs)
+			return 0;
+	}
+	return sio_pattern_step(&fs->st, d & 1, start, len, blksize);
+}
+
 /* A call's access on side d through fd, which returned len bytes: where it
  * started (how, arg: enum sio_pos and its argument's value), what it adds
  * to the pattern. */
 __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how, __u32 d, long len)
 {
-	struct file *f = fd_file(fd);
-	if (!f || len < 0)
+	struct sio_file_facts fi;
+	if (len < 0 || !fd_file_facts(fd, &fi))
 		return 0;
-	__u64 start = BPF_CORE_READ(f, f_pos) - len; /* its position before the call */
+	__u64 start = fi.pos - len; /* its position before the call */
 	if (how == SIO_POS_ARG || (how == SIO_POS_ARG_OR_FPOS && (long)arg != -1)) {
 		start = arg;
 	} else if (how == SIO_POS_PTR && arg) {
@@ -262,7 +308,7 @@ __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how
 			return 0;
 		start = after - len;
 	}
-	return file_access(f, d, start, len);
+	return file_access(&fi, d, start, len);
 }
 
 /* The description the tree just opened at fd starts with no history. */
@@ -493,8 +539,10 @@ __attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i
 		return 0;
 	__u32 kind = sio_fd_kind(cb.fildes, 0) & 0xff, pat = 0;
 	/* the access pattern: at the iocb's offset */
-	if (!sio_is_error(ev.res) && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV))
-		pat = file_access(fd_file(cb.fildes), sides == SIO_SIDE_WRITE, cb.offset, ev.res);
+	struct sio_file_facts fi;
+	if (!sio_is_error(ev.res) && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV) &&
+	    fd_file_facts(cb.fildes, &fi))
+		pat = file_access(&fi, sides == SIO_SIDE_WRITE, cb.offset, ev.res);
 	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind) | pat << SIO_PAT_SHIFT,
 		  SIO_NS_REQUEST);
 	return 0;
@@ -531,8 +579,9 @@ int BPF_PROG(iops_sio_uring_done, void *ring, void *request)
 	/* the access pattern: a read or write's kiocb (the request's first
 	 * member, io_uring/rw.h) is past its bytes now */
 	__u8 op = BPF_CORE_READ(req, opcode);
-	if (res >= 0 && sio_uring_positional(op))
-		pat = file_access(f, sides == SIO_SIDE_WRITE,
+	struct sio_file_facts fi;
+	if (res >= 0 && sio_uring_positional(op) && file_facts_of(f, &fi))
+		pat = file_access(&fi, sides == SIO_SIDE_WRITE,
 				  BPF_CORE_READ((struct kiocb *)req, ki_pos) - res, res);
 	sio_count(sio_uring_index, res, (__u64)res,
 		  SIO_HOW(sides, sides == SIO_SIDE_BOTH ? SIO_KIND_UNKNOWN : kind, kind) |
