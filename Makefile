@@ -38,7 +38,7 @@ TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-per
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
 # Debian ships no pkg-config file for libpfm4.
-PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8) -lpfm
+PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8) -lpfm -lm
 
 # The house, by layer (README's "Where things are"). Each layer sees only
 # the headers of the layers below it: its objects are compiled with those

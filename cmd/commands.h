@@ -11,6 +11,7 @@ int cmd_cat(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
 

@@ -26,6 +26,9 @@ static const struct {
 	 "export EPISODE_DIR... -o FILE       one table of every episode on one time grid (csv or jsonl)\n"
 	 "                   [--grid DURATION] [--format csv|jsonl] [--deployable-only | --oracle-only]\n"
 	 "                   [--sources LIST] [--include-incomplete] [--episodes: one row per episode]"},
+	{"compare", cmd_compare,
+	 "compare EPISODE_DIR...              how closely each deployable field tracks its oracle\n"
+	 "                   [--grid DURATION] [--pairs FILE.yaml] [--by-episode] [--format text|json] [-o FILE]"},
 	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
 	{"schema", cmd_schema,
 	 "schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]\n"
