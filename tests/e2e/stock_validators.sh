@@ -33,6 +33,9 @@ rows_of() {
 		f=$(ls "$EP/$s".jsonl*) && "$IOPSAMPLE" cat "$f" >"$WORK/$s.rows" || return 1
 	done
 	"$PY" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$EP/manifest.json" >"$WORK/manifest.rows"
+	# iopsample compare's JSON, as one
+	"$IOPSAMPLE" compare "$EP" --by-episode --format json -o "$WORK/compare.json" &&
+		"$PY" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$WORK/compare.json" >"$WORK/compare.rows"
 }
 
 python_jsonschema() {
@@ -50,7 +53,7 @@ for path in sorted(glob.glob(os.path.join(work, "*.rows"))):
     expect(rows, "%s: no rows" % name)
     for r in rows:
         jsonschema.validate(r, schema)  # the stock call: no resolver, no registry
-    if name != "manifest":
+    if name not in ("manifest", "compare"):
         bad = dict(rows[0], seq=-1)  # the envelope's rule, not the source's
         try:
             jsonschema.validate(bad, schema)
@@ -58,7 +61,8 @@ for path in sorted(glob.glob(os.path.join(work, "*.rows"))):
         except jsonschema.ValidationError:
             pass
     checked.append("%s %d" % (name, len(rows)))
-# every schema of schema/ but the envelope: each source's rows, the manifest
+# every schema of schema/ but the envelope: each source's rows, the manifest,
+# compare's JSON
 want = len([f for f in os.listdir(schemas) if f.endswith(".schema.json")]) - 1
 expect(len(checked) == want, "checked %s, of %d schemas" % (checked, want))
 from importlib.metadata import version
@@ -85,11 +89,12 @@ for (const f of fs.readdirSync(work).filter((f) => f.endsWith(".rows")).sort()) 
   const rows = fs.readFileSync(path.join(work, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   for (const r of rows)
     if (!validate(r)) { console.log(name + ": " + JSON.stringify(validate.errors.slice(0, 2))); process.exit(1); }
-  if (name !== "manifest" && validate({...rows[0], seq: -1})) { console.log(name + ": seq -1 passed"); process.exit(1); }
+  if (name !== "manifest" && name !== "compare" && validate({...rows[0], seq: -1})) { console.log(name + ": seq -1 passed"); process.exit(1); }
   out.push(name + " " + rows.length);
 }
 if (warned.length) { console.log("ajv warned: " + warned.slice(0, 3).join("; ")); process.exit(1); }
-// every schema of schema/ but the envelope: each source's rows, the manifest
+// every schema of schema/ but the envelope: each source's rows, the manifest,
+// compare's JSON
 const want = fs.readdirSync(schemas).filter((f) => f.endsWith(".schema.json")).length - 1;
 if (out.length !== want) { console.log("checked " + out + " of " + want); process.exit(1); }
 console.log("ajv " + require("ajv/package.json").version + " (strict), offline: " + out.join(", "));
