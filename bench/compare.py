@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""What `iopsample compare` costs, against `iopsample export` on the same
+episode and grid, measured side by side in one run.
+
+    make bench            (or: /usr/bin/python3 bench/compare.py BUILD_DIR [SECONDS])
+
+The episode of docs/at-scale.md's cost figure: the iowork workload (2
+threads, a child) under proc_io, syscall_io and perf_event at 1 ms for
+SECONDS (default 15), zstd. Then, interleaved, five times each: `export
+--grid 50ms` to CSV, and `compare --grid 50ms`, text and JSON (which runs
+export itself, to JSON Lines, and reads the cells back). Prints the median
+of each and its ratio to export's.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCES = ["proc_io", "syscall_io", "perf_event"]
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    iopsample = os.path.abspath(os.path.join(build, "iopsample"))
+    iowork = os.path.abspath(os.path.join(build, "workloads", "iowork"))
+    with tempfile.TemporaryDirectory() as work:
+        cfg = os.path.join(work, "big.yaml")
+        with open(cfg, "w") as f:
+            f.write("episode: {name: big, duration: %ds, output_dir: episodes}\n"
+                    "target: {command: [%s, --threads, '2', --children, '1', --rounds, '1000000', --pause-ms, '5']}\n"
+                    "sources:\n"
+                    "  proc_io: {interval: 1ms}\n"
+                    "  syscall_io: {interval: 1ms}\n"
+                    "  perf_event: {interval: 1ms, events: [page-faults, context-switches, task-clock]}\n"
+                    "output: {compression: zstd}\n" % (seconds, iowork))
+        subprocess.run([iopsample, "run", cfg, "--quiet"])  # stopped by duration
+        d = os.path.join(work, "episodes", "big")
+        rows = sum(json.load(open(os.path.join(d, "manifest.json")))["sources"][s]["rows"] for s in SOURCES)
+        runs = {
+            "export --grid 50ms (csv)": [iopsample, "export", d, "--grid", "50ms", "-o", os.path.join(work, "g.csv")],
+            "compare --grid 50ms (text)": [iopsample, "compare", d, "--grid", "50ms", "-o", os.path.join(work, "c.txt")],
+            "compare --grid 50ms --format json": [iopsample, "compare", d, "--grid", "50ms", "--format", "json",
+                                                  "-o", os.path.join(work, "c.json")],
+        }
+        times = {k: [] for k in runs}
+        for _ in range(5):
+            for name, argv in runs.items():
+                t = time.perf_counter()
+                subprocess.run(argv, check=True)
+                times[name].append(time.perf_counter() - t)
+        cells = sum(1 for _ in open(os.path.join(work, "g.csv"))) - 1
+        pairs = len(json.load(open(os.path.join(work, "c.json")))["pairs"])
+        base = statistics.median(times["export --grid 50ms (csv)"])
+        print("%d rows in three files, %d cells, %d pairs; median of 5, interleaved" % (rows, cells, pairs))
+        print("| run | median | / export |")
+        print("|---|---|---|")
+        for name, ts in times.items():
+            m = statistics.median(ts)
+            print("| %s | %.0f ms | %.2f× |" % (name, m * 1000, m / base))
+
+
+if __name__ == "__main__":
+    main()
