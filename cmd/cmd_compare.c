@@ -69,6 +69,7 @@ static const char *const default_pairs[][2] = {
 struct options {
 	const char *grid, *pairs, *output;
 	bool by_episode, json;
+	bool include_incomplete, cells; /* the report's: every episode; each pair's cells */
 	char **dirs;
 	size_t ndirs;
 };
@@ -429,6 +430,8 @@ static int run_export(const struct options *o, const char *path)
 		argv[n++] = "--grid";
 		argv[n++] = (char *)o->grid;
 	}
+	if (o->include_incomplete)
+		argv[n++] = "--include-incomplete";
 	int code = cmd_export((int)n, argv);
 	free(argv);
 	return code;
@@ -466,6 +469,16 @@ static int compute(const struct compare *x, json_t **out)
 		json_t *one = figures(&s);
 		json_object_set_new(one, "deployable", json_string(pr->side[0].name));
 		json_object_set_new(one, "oracle", json_string(pr->side[1].name));
+		if (x->o.cells) { /* the cells where both are non-null */
+			json_t *dv = json_array(), *ov = json_array();
+			for (size_t k = 0; k < x->ncell; k++)
+				if (!isnan(pr->cell[0][k]) && !isnan(pr->cell[1][k])) {
+					json_array_append_new(dv, json_real(pr->cell[0][k]));
+					json_array_append_new(ov, json_real(pr->cell[1][k]));
+				}
+			json_object_set_new(one, "d", dv);
+			json_object_set_new(one, "o", ov);
+		}
 		if (x->o.by_episode) {
 			json_t *by = json_array();
 			for (size_t e = 0, k = 0; e < x->nep; e++) {
@@ -567,21 +580,19 @@ static int write_out(const struct options *o, const json_t *all)
 	return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+/* Everything after the options: the pairs, export's cells, the figures. */
+static int collect(struct compare *x, json_t **all)
 {
-	struct compare x = {0};
-	int code = parse_options(argc, argv, &x.o);
-	if (code)
-		return code;
 	struct jschema_set *set = builtin_schemas_load();
 	if (!set)
 		return EX_SOFTWARE;
+	int code = 0;
 	const char *bad = NULL;
-	if (x.o.pairs) {
-		code = read_pairs(&x, set);
+	if (x->o.pairs) {
+		code = read_pairs(x, set);
 	} else {
 		for (size_t i = 0; i < sizeof(default_pairs) / sizeof(default_pairs[0]) && !code; i++)
-			if (add_pair(&x, default_pairs[i][0], default_pairs[i][1], set, &bad) < 0) {
+			if (add_pair(x, default_pairs[i][0], default_pairs[i][1], set, &bad) < 0) {
 				log_error("compare: the default pair %s is no field", bad);
 				code = EX_SOFTWARE;
 			}
@@ -594,30 +605,54 @@ int cmd_compare(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/cells.jsonl", dir);
 	if (!code)
-		code = run_export(&x.o, path);
+		code = run_export(&x->o, path);
 	if (!code)
-		code = read_cells(&x, path);
+		code = read_cells(x, path);
 	if (made) {
 		unlink(path);
 		rmdir(dir);
 	}
-	json_t *all = NULL;
-	if (!code && compute(&x, &all) < 0)
+	if (!code && compute(x, all) < 0)
 		code = EX_SOFTWARE;
+	jschema_free(set);
+	return code;
+}
+
+static void compare_free(struct compare *x)
+{
+	for (size_t p = 0; p < x->npair; p++)
+		for (int k = 0; k < 2; k++) {
+			free(x->pair[p].cell[k]);
+			for (size_t j = 0; j < x->pair[p].side[k].nparts; j++)
+				free(x->pair[p].side[k].part[j]);
+		}
+	free(x->pair);
+	free(x->ep);
+	for (size_t e = 0; e < x->nep; e++)
+		free(x->episodes[e]);
+	free(x->episodes);
+}
+
+int compare_for_report(char **dirs, size_t ndirs, json_t **out)
+{
+	struct compare x = {.o = {.dirs = dirs, .ndirs = ndirs, .include_incomplete = true, .cells = true}};
+	*out = NULL;
+	int code = collect(&x, out);
+	compare_free(&x);
+	return code;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare x = {0};
+	int code = parse_options(argc, argv, &x.o);
+	if (code)
+		return code;
+	json_t *all = NULL;
+	code = collect(&x, &all);
 	if (!code)
 		code = write_out(&x.o, all);
 	json_decref(all);
-	for (size_t p = 0; p < x.npair; p++)
-		for (int k = 0; k < 2; k++) {
-			free(x.pair[p].cell[k]);
-			for (size_t j = 0; j < x.pair[p].side[k].nparts; j++)
-				free(x.pair[p].side[k].part[j]);
-		}
-	free(x.pair);
-	free(x.ep);
-	for (size_t e = 0; e < x.nep; e++)
-		free(x.episodes[e]);
-	free(x.episodes);
-	jschema_free(set);
+	compare_free(&x);
 	return code;
 }

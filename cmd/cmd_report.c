@@ -108,6 +108,7 @@ struct reporter {
 	const struct jschema_set *schemas;
 	struct rp_episode *ep;
 	size_t nep;
+	json_t *compare; /* compare's pairs with their cells, or NULL */
 	struct errbuf e;
 };
 
@@ -339,7 +340,12 @@ static void put_data(FILE *f, const struct reporter *x)
 		}
 		fputs("]}", f);
 	}
-	fputs("]}", f);
+	fputs("]", f);
+	if (x->compare) {
+		fputs(",\"compare\":", f);
+		put_json(f, x->compare);
+	}
+	fputs("}", f);
 }
 
 /* before, then s with HTML's special characters escaped */
@@ -400,6 +406,7 @@ static void reporter_free(struct reporter *x)
 		json_decref(ep->manifest);
 	}
 	free(x->ep);
+	json_decref(x->compare);
 }
 
 static int report(struct reporter *x, char **dirs, size_t ndirs, const char *output)
@@ -420,6 +427,12 @@ static int report(struct reporter *x, char **dirs, size_t ndirs, const char *out
 			}
 	if (code)
 		return code;
+	/* the deployable fields against their oracles, over export's cells:
+	 * drawn when compare can make them */
+	if (compare_for_report(dirs, ndirs, &x->compare) != 0) {
+		json_decref(x->compare);
+		x->compare = NULL;
+	}
 	struct outfile out;
 	if (outfile_open(&out, output, &x->e) < 0) {
 		log_error("-o %s", x->e.msg);

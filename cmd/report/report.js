@@ -337,6 +337,46 @@
     return sec;
   }
 
+  /* A scatter of cells: x the oracle's, y the deployable's, with y = x. */
+  function scatter(title, note, xs, ys, unit, attrs) {
+    const f = figure(title, note, "scatter");
+    for (const [k, v] of Object.entries(attrs)) f.setAttribute(k, v);
+    const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
+    const x = order.map((i) => xs[i]), y = order.map((i) => ys[i]);
+    const opts = {
+      width: WIDTH, height: HEIGHT,
+      scales: { x: { time: false } },
+      legend: { live: true },
+      axes: [{ label: "oracle, a cell", labelSize: 20, values: (u, v) => v.map((t) => human(t, unit)) },
+        { label: "deployable, a cell", size: 80, values: (u, v) => v.map((t) => human(t, unit)) }],
+      series: [{ label: "oracle", value: (u, v) => human(v, unit) },
+        { label: "deployable", stroke: COLORS[0], paths: () => null, points: { show: true, size: 5, fill: COLORS[0] },
+          value: (u, v) => human(v, unit) },
+        { label: "y = x", stroke: COLORS[1], width: 1, points: { show: false }, value: (u, v) => human(v, unit) }],
+    };
+    new uPlot(opts, [x, y, x.slice()], f);
+    return f;
+  }
+
+  function fixed(v, digits) { return v == null ? "–" : v.toFixed(digits); }
+
+  /* compare's pairs over export's cells (iopsample compare), one scatter
+   * each with its figures. */
+  function deployableAgainstOracle(cmp) {
+    const sec = el("section", { class: "pairs" }, el("h2", {}, "Deployable against oracle"),
+      el("p", { class: "note" }, "each pair over export's cells of " + (cmp.grid_ns / 1e6) + " ms, as iopsample compare gives them: one point a cell, the line y = x"));
+    for (const p of cmp.pairs) {
+      if (!p.cells) continue;
+      const note = p.cells + " cells; totals " + human(p.deployable_total, "") + " and " + human(p.oracle_total, "") +
+        " (" + (p.total_diff_pct == null ? "–" : (p.total_diff_pct >= 0 ? "+" : "") + p.total_diff_pct.toFixed(2) + " %") +
+        "); MAE " + human(p.mae, "") + "; r " + fixed(p.pearson_r, 4) + "; relative error p50 " + fixed(p.rel_err_p50, 3) +
+        ", p95 " + fixed(p.rel_err_p95, 3) + "; within 1 %: " + fixed(p.within_1pct, 3) +
+        "; best lag " + (p.best_lag_cells == null ? "–" : p.best_lag_cells + " cells, r " + fixed(p.r_at_best_lag, 4));
+      sec.appendChild(scatter(p.deployable + " against " + p.oracle, note, p.o, p.d, "", { "data-cells": String(p.cells) }));
+    }
+    return sec;
+  }
+
   function draw() {
     const data = JSON.parse(document.getElementById("iopsample-data").textContent);
     const root = document.getElementById("report");
@@ -348,6 +388,7 @@
     if (data.episodes.length > 1)
       root.appendChild(el("nav", {}, ...names.map((n) => el("a", { href: "#episode-" + n }, n + " "))));
     data.episodes.forEach((ep, i) => root.appendChild(episodeSection(ep, i)));
+    if (data.compare && data.compare.pairs.some((p) => p.cells)) root.appendChild(deployableAgainstOracle(data.compare));
     if (data.episodes.length > 1) root.appendChild(comparison(data.episodes));
     document.body.dataset.charts = String(charts);
   }

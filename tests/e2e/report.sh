@@ -89,7 +89,7 @@ for src in m["sources"]:
     for field, v in first.items():
         if field in ENVELOPE:
             continue
-        mine = [(k, c) for k, c in caps if c.startswith("%s.%s" % (src, field)) and " vs " not in c]
+        mine = [(k, c) for k, c in caps if c.startswith("%s.%s" % (src, field)) and " vs " not in c and k != "scatter"]
         if field.endswith("_hist"):  # the two charts of iops-profiler (bytes only for sizes) and the heatmap
             kinds = sorted(k for k, _ in mine)
             expect(kinds == (["bars", "bars", "heatmap"] if "size" in field else ["bars", "heatmap"]),
@@ -112,7 +112,13 @@ expect(len(stated) == 4, "overlay totals %s" % stated)
 for ta, tb, fa, fb in stated:
     expect((int(ta), int(tb)) == (sums[fa], sums[fb]), "overlay %s vs %s: totals %s %s, rows %d %d" % (fa, fb, ta, tb, sums[fa], sums[fb]))
     expect("difference %d" % (int(ta) - int(tb)) in dom, "the difference of %s and %s is not stated" % (fa, fb))
-expect(len(caps) == want + len(over), "%d figures, %d accounted for" % (len(caps), want + len(over)))
+# the deployable fields against their oracles: a scatter of each pair of
+# iopsample compare's, over as many cells
+cmp = json.loads(subprocess.run([iops, "compare", ep_dir, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+scat = re.findall(r'<figure class="chart scatter" data-cells="(\d+)"><figcaption>(.*?)</figcaption>', dom)
+want_scat = [(str(p["cells"]), "%s against %s" % (p["deployable"], p["oracle"])) for p in cmp["pairs"] if p["cells"]]
+expect(scat == want_scat and scat, "scatters %s, compare's pairs %s" % (scat, want_scat))
+expect(len(caps) == want + len(over) + len(scat), "%d figures, %d accounted for" % (len(caps), want + len(over) + len(scat)))
 expect(re.search(r"totals: proc_io\.wchar .*?difference", dom), "the overlay does not state the totals")
 expect("suite=report" in dom, "the labels are not in the header")
 null_events = [e for e in m["sources"]["perf_event"]["events"] if e["counted"] is False]
@@ -121,7 +127,7 @@ for e in null_events:  # cycles on a host without a PMU
            "the null event %s is not in the header" % e["field"])
 head = open(png, "rb").read(8)
 expect(head == b"\x89PNG\r\n\x1a\n", "no screenshot")
-print("%d charts (%d overlays), no script error; screenshot in build/report-screenshot.png" % (len(caps), len(over)))
+print("%d charts (%d overlays, %d pairs against their oracle), no script error; screenshot in build/report-screenshot.png" % (len(caps), len(over), len(scat)))
 PY
 }
 
