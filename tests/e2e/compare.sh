@@ -18,25 +18,17 @@ rw=randread
 bs=4k
 ioengine=psync
 EOF
+	local every="{proc_io: {interval: 20ms}, syscall_io: {interval: 20ms}, taskstats: {interval: 20ms},
+  perf_event: $perf, cgroup: {interval: 20ms}}"
 	cat >"$WORK/io.yaml" <<EOY
 episode: {name: io, output_dir: $EPS}
 target: {command: [$WORKLOADS/iowork, --threads, "2", --children, "2", --rounds, "25", --pause-ms, "10"], stdout: file}
-sources:
-  proc_io: {interval: 20ms}
-  syscall_io: {interval: 20ms}
-  taskstats: {interval: 20ms}
-  perf_event: $perf
-  cgroup: {interval: 20ms}
+sources: $every
 EOY
 	cat >"$WORK/build.yaml" <<EOY
 episode: {name: build, output_dir: $EPS}
 target: {command: [$WORKLOADS/buildwork, $WORK/bw, "2", "6"], stdout: file}
-sources:
-  proc_io: {interval: 20ms}
-  syscall_io: {interval: 20ms}
-  taskstats: {interval: 20ms}
-  perf_event: $perf
-  cgroup: {interval: 20ms}
+sources: $every
 EOY
 	cat >"$WORK/fio.yaml" <<EOY
 episode: {name: fio, output_dir: $EPS}
