@@ -409,6 +409,12 @@ static int read_cells(struct compare *x, const char *path)
 	free(names);
 	json_decref(first); /* the names pointed into it */
 	fclose(in);
+	if (!first) { /* no cell: no column, so no pair */
+		json_t *none = json_object();
+		find_columns(x, none, &names);
+		free(names);
+		json_decref(none);
+	}
 	return code;
 }
 
