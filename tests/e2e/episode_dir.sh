@@ -36,6 +36,9 @@ for key in ("status", "file", "rows", "interval_ns", "available_in_deployment", 
 expect(m["status"] == "complete" and m["target"]["exit_code"] == 0, "status")
 expect(m["overrides"] == ["episode.labels.k=v"], "overrides %s" % m["overrides"])
 expect(m["labels"] == {"k": "v"}, "labels")
+import os, subprocess
+v = subprocess.run([os.environ["IOPSAMPLE"], "--version"], capture_output=True, text=True).stdout.split()
+expect(m["iopsample_version"] == v[1], "the manifest's version %s, --version's %s" % (m["iopsample_version"], v))
 expect(m["t_wall_end_ns"] - m["t_wall_start_ns"] >= m["target"]["duration_ns"] > 0, "times")
 expect(not any(f.startswith(".") for f in __import__("os").listdir(".")), "temporary file left")
 PY
