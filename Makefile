@@ -33,7 +33,7 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # a disk whose requests stay in flight, under a loop device)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
-	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev
+	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -70,7 +70,7 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer
+.PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall
 all: $(BUILD)/iopsample
 
 $(BUILD)/.build-deps:
@@ -247,6 +247,44 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)
 	/usr/bin/python3 bench/report.py $(BUILD)
 	/usr/bin/python3 bench/scale.py $(BUILD)
 	/usr/bin/python3 bench/dask_export.py $(BUILD)
+
+# `make install` puts what a user runs and reads under PREFIX (in DESTDIR,
+# for a package); `make uninstall` takes the same files away.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+SHAREDIR := $(PREFIX)/share/iopsample
+DOCDIR := $(PREFIX)/share/doc/iopsample
+MANDIR := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+INSTALL_SCHEMAS := $(notdir $(wildcard schema/*.json))
+INSTALL_EXAMPLES := $(notdir $(wildcard config/examples/*))
+INSTALL_DOCS := README.md $(wildcard docs/*.md)
+INSTALL_IMAGES := $(notdir $(wildcard docs/images/*))
+INSTALL_RECIPES := $(notdir $(wildcard docs/recipes/*))
+
+install: $(BUILD)/iopsample
+	install -D -m 755 $(BUILD)/iopsample $(DESTDIR)$(BINDIR)/iopsample
+	install -d $(DESTDIR)$(SHAREDIR)/schema $(DESTDIR)$(SHAREDIR)/examples \
+		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes
+	install -m 644 $(addprefix schema/,$(INSTALL_SCHEMAS)) $(DESTDIR)$(SHAREDIR)/schema
+	install -m 644 $(addprefix config/examples/,$(INSTALL_EXAMPLES)) $(DESTDIR)$(SHAREDIR)/examples
+	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)
+	$(if $(INSTALL_IMAGES),install -m 644 $(addprefix docs/images/,$(INSTALL_IMAGES)) $(DESTDIR)$(DOCDIR)/images)
+	install -m 644 $(addprefix docs/recipes/,$(INSTALL_RECIPES)) $(DESTDIR)$(DOCDIR)/recipes
+	install -D -m 644 man/iopsample.1 $(DESTDIR)$(MANDIR)/man1/iopsample.1
+	install -D -m 644 man/iopsample-episode.5 $(DESTDIR)$(MANDIR)/man5/iopsample-episode.5
+	install -D -m 644 completion/iopsample.bash $(DESTDIR)$(COMPLETIONDIR)/iopsample
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/iopsample $(DESTDIR)$(COMPLETIONDIR)/iopsample \
+		$(DESTDIR)$(MANDIR)/man1/iopsample.1 $(DESTDIR)$(MANDIR)/man5/iopsample-episode.5 \
+		$(addprefix $(DESTDIR)$(SHAREDIR)/schema/,$(INSTALL_SCHEMAS)) \
+		$(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(INSTALL_EXAMPLES)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS))) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/images/,$(INSTALL_IMAGES)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/recipes/,$(INSTALL_RECIPES))
+	-rmdir $(DESTDIR)$(SHAREDIR)/schema $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(SHAREDIR) \
+		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -289,10 +290,25 @@ def manifest(directory):
     return m
 
 
+IOPSAMPLE = "iopsample"  # set by main(): found_iopsample()
+
+
+def found_iopsample():
+    """The iopsample to run: $IOPSAMPLE, else the one on PATH, else the build
+    beside this recipe (../../build/iopsample); Refused(69) naming where it
+    looked when there is none."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "iopsample")
+    for path in (os.environ.get("IOPSAMPLE"), shutil.which("iopsample"), os.path.normpath(here)):
+        if path and os.access(path, os.X_OK) and not os.path.isdir(path):
+            return path
+    raise Refused(69, "no iopsample: $IOPSAMPLE is %s, none on PATH, none at %s" % (
+        repr(os.environ["IOPSAMPLE"]) if "IOPSAMPLE" in os.environ else "unset", os.path.normpath(here)))
+
+
 def dtypes(source, directories):
     """`iopsample schema --columns SOURCE --dialect dask`: the source's fields
     in export's order, each with its pandas dtype."""
-    got = subprocess.run(["iopsample", "schema", "--columns", source, "--dialect", "dask",
+    got = subprocess.run([IOPSAMPLE, "schema", "--columns", source, "--dialect", "dask",
                           *directories], capture_output=True, text=True)
     if got.returncode:
         raise Refused(got.returncode, got.stderr.strip())
@@ -360,7 +376,9 @@ def main():
     # a stop signal unwinds as an exception does: the cluster is shut down
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda n, _: sys.exit(128 + n))
+    global IOPSAMPLE
     try:
+        IOPSAMPLE = found_iopsample()
         grid = duration(args.grid)
         episodes = [(d, manifest(d)) for d in args.episodes]
         seen = {}

@@ -1,0 +1,92 @@
+# Installed as users install C tools (issue 38): `make install` into a
+# DESTDIR and `make uninstall` out of it, the man pages, the bash
+# completion, and a recipe that finds no iopsample.
+. "$(dirname "$0")/lib/common.sh"
+
+ROOT=$(cd "$TESTS/.." && pwd)
+DEST=$WORK/root
+
+# The tree make install writes under PREFIX=/usr, every file a user needs;
+# the installed binary runs; make uninstall leaves no file behind.
+installed_tree() {
+	make -s -C "$ROOT" install BUILD="$BUILD" DESTDIR="$DEST" PREFIX=/usr >"$WORK/install.log" 2>&1 ||
+		{ echo "make install: $(tail -2 "$WORK/install.log")"; return 1; }
+	local f missing=
+	for f in bin/iopsample share/man/man1/iopsample.1 share/man/man5/iopsample-episode.5 \
+		share/bash-completion/completions/iopsample share/doc/iopsample/README.md \
+		share/doc/iopsample/data-model.md share/doc/iopsample/recipes/dask_export.py \
+		share/iopsample/examples/quickstart.yaml; do
+		[ -s "$DEST/usr/$f" ] || missing="$missing $f"
+	done
+	[ -z "$missing" ] || { echo "not installed:$missing"; return 1; }
+	local schemas
+	schemas=$(ls "$DEST/usr/share/iopsample/schema" | wc -l)
+	[ "$schemas" = "$(ls "$ROOT"/schema/*.json | wc -l)" ] || { echo "$schemas schemas installed"; return 1; }
+	[ -x "$DEST/usr/bin/iopsample" ] && "$DEST/usr/bin/iopsample" --version | grep -q '^iopsample ' ||
+		{ echo "the installed binary does not run"; return 1; }
+	echo "$(find "$DEST" -type f | wc -l) files, $schemas schemas: $("$DEST/usr/bin/iopsample" --version)"
+	make -s -C "$ROOT" uninstall BUILD="$BUILD" DESTDIR="$DEST" PREFIX=/usr >>"$WORK/install.log" 2>&1 ||
+		{ echo "make uninstall: $(tail -2 "$WORK/install.log")"; return 1; }
+	local left
+	left=$(find "$DEST" -type f)
+	[ -z "$left" ] || { echo "left by uninstall: $left"; return 1; }
+	[ ! -e "$DEST/usr/share/iopsample" ] && [ ! -e "$DEST/usr/share/doc/iopsample" ] ||
+		{ echo "uninstall left iopsample's folders"; return 1; }
+}
+
+# man --warnings says nothing of either page; every command --help lists
+# is in iopsample(1), and every config key of the parser in the page of
+# the config.
+man_pages() {
+	command -v man >/dev/null || { echo "no man"; return 1; }
+	local p w
+	for p in "$ROOT/man/iopsample.1" "$ROOT/man/iopsample-episode.5"; do
+		w=$(man --warnings -l "$p" 2>&1 >/dev/null)
+		[ -z "$w" ] || { echo "$(basename "$p"): $w"; return 1; }
+	done
+	local cmds c
+	cmds=$("$IOPSAMPLE" --help | sed -n 's/^  iopsample \([a-z]*\) .*/\1/p')
+	for c in $cmds; do
+		grep -q "^\.B iopsample $c\$\|^\.B iopsample $c " "$ROOT/man/iopsample.1" && grep -q "^\.B $c\$" "$ROOT/man/iopsample.1" ||
+			{ echo "iopsample(1) lacks the command $c"; return 1; }
+	done
+	local keys k
+	keys=$(grep -ho 'strcmp(key, "[a-z_]*")' "$ROOT"/engine/config*.c "$ROOT"/collectors/*/*.c | sed 's/.*"\(.*\)".*/\1/' | sort -u)
+	for k in $keys; do
+		grep -E '^\.(B|BR|SH) ' "$ROOT/man/iopsample-episode.5" | tr -d '"' | grep -qiw -- "$k" ||
+			{ echo "iopsample-episode(5) lacks the key $k"; return 1; }
+	done
+	echo "no warning; $(echo $cmds | wc -w) commands in iopsample(1), $(echo $keys | wc -w) keys in iopsample-episode(5)"
+}
+
+# Sourced, the completion completes iopsample: its commands, then a
+# command's options and the source names of --sources.
+completion() {
+	bash -c '. "$1"
+	complete -p iopsample >/dev/null || exit 1
+	COMP_WORDS=(iopsample co); COMP_CWORD=1; _iopsample; echo "${COMPREPLY[*]}"
+	COMP_WORDS=(iopsample export --sources proc_io,sys); COMP_CWORD=3; _iopsample; echo "${COMPREPLY[*]}"
+	COMP_WORDS=(iopsample compare --by); COMP_CWORD=2; _iopsample; echo "${COMPREPLY[*]}"' _ "$ROOT/completion/iopsample.bash" >"$WORK/comp.out" ||
+		{ echo "no completion for iopsample"; return 1; }
+	[ "$(cat "$WORK/comp.out")" = "$(printf 'compare\nproc_io,syscall_io\n--by-episode')" ] ||
+		{ echo "completed: $(tr '\n' '|' <"$WORK/comp.out")"; return 1; }
+	tr '\n' '|' <"$WORK/comp.out"
+}
+
+# The Dask recipe with no iopsample anywhere ($IOPSAMPLE unset, none on
+# PATH, none beside it): one line naming where it looked, exit 69, no
+# traceback.
+recipe_without_iopsample() {
+	cp "$ROOT/docs/recipes/dask_export.py" "$WORK/recipe.py"
+	env -i PATH=/usr/bin:/bin HOME="$WORK" /usr/bin/python3 "$WORK/recipe.py" "$WORK" --grid 10ms \
+		-o "$WORK/x.csv" >"$WORK/recipe.out" 2>"$WORK/recipe.err"
+	local rc=$?
+	echo "exit $rc: $(cat "$WORK/recipe.err")"
+	[ $rc = 69 ] && [ "$(wc -l <"$WORK/recipe.err")" = 1 ] && ! grep -q Traceback "$WORK/recipe.err" &&
+		grep -q 'no iopsample' "$WORK/recipe.err" && [ ! -e "$WORK/x.csv" ]
+}
+
+check make_install_and_uninstall_into_a_destdir installed_tree
+check man_pages_are_clean_and_complete man_pages
+check bash_completion_completes_iopsample completion
+check recipe_without_iopsample_exits_69_in_one_line recipe_without_iopsample
