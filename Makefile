@@ -70,7 +70,7 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall
+.PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
 all: $(BUILD)/iopsample
 
 $(BUILD)/.build-deps:
@@ -285,6 +285,17 @@ uninstall:
 		$(addprefix $(DESTDIR)$(DOCDIR)/recipes/,$(INSTALL_RECIPES))
 	-rmdir $(DESTDIR)$(SHAREDIR)/schema $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(SHAREDIR) \
 		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# A Debian package of the tree as it is (in a checkout, the files git
+# tracks; else all but build/), built by dpkg-buildpackage from debian/ in
+# $(BUILD)/deb, and checked by lintian.
+deb: | $(BUILD)/.build-deps
+	@tools/install-deps debhelper lintian dpkg-dev
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/iopsample
+	{ git ls-files -z 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print0; } | \
+		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/iopsample
+	cd $(BUILD)/deb/iopsample && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -20 ../build.log; exit 1; }
+	lintian --fail-on error $(BUILD)/deb/iopsample_*.deb
 
 clean:
 	rm -rf $(BUILD)

@@ -86,7 +86,36 @@ recipe_without_iopsample() {
 		grep -q 'no iopsample' "$WORK/recipe.err" && [ ! -e "$WORK/x.csv" ]
 }
 
+# make deb: dpkg-buildpackage from debian/, lintian with no error; the
+# package installed runs an episode from PATH, and is removed on every way
+# out of the test.
+debian_package() (
+	command -v dpkg >/dev/null || { echo "no dpkg"; exit 1; }
+	! dpkg -s iopsample >/dev/null 2>&1 || { echo "an iopsample package is installed already"; exit 1; }
+	trap 'dpkg -r iopsample >/dev/null 2>&1' EXIT
+	make -s -C "$ROOT" deb BUILD="$BUILD" >"$WORK/deb.log" 2>&1 || { echo "make deb: $(tail -5 "$WORK/deb.log")"; exit 1; }
+	local deb tags
+	deb=$(ls "$BUILD"/deb/iopsample_*_*.deb) || exit 1
+	tags=$(lintian "$deb" 2>/dev/null)
+	echo "$(basename "$deb"): lintian: $(printf '%s\n' "$tags" | grep -c '^E:') errors, $(printf '%s\n' "$tags" | grep -c '^W:') warnings"
+	! printf '%s\n' "$tags" | grep -q '^E:' || { printf '%s\n' "$tags" | head -5; exit 1; }
+	dpkg -i "$deb" >"$WORK/dpkg.log" 2>&1 || { echo "dpkg -i: $(tail -3 "$WORK/dpkg.log")"; exit 1; }
+	cat >"$WORK/deb.yaml" <<EOY
+episode: {name: deb, output_dir: $WORK/episodes}
+target: {command: [true]}
+sources: {proc_io: {interval: 10ms}}
+EOY
+	env -i PATH=/usr/bin:/bin iopsample run "$WORK/deb.yaml" --quiet || { echo "iopsample from PATH: exit $?"; exit 1; }
+	[ "$(command -v iopsample)" = /usr/bin/iopsample ] && man -w iopsample >/dev/null 2>&1 ||
+		{ echo "not installed as a package installs it"; exit 1; }
+	/usr/bin/python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); assert m["status"] == "complete", m["status"]' \
+		"$WORK/episodes/deb/manifest.json" || exit 1
+	dpkg -r iopsample >/dev/null 2>&1 && [ ! -e /usr/bin/iopsample ] || { echo "dpkg -r"; exit 1; }
+	echo "installed with dpkg -i, ran an episode from PATH, removed"
+)
+
 check make_install_and_uninstall_into_a_destdir installed_tree
+check debian_package_builds_clean_installs_and_runs debian_package
 check man_pages_are_clean_and_complete man_pages
 check bash_completion_completes_iopsample completion
 check recipe_without_iopsample_exits_69_in_one_line recipe_without_iopsample
