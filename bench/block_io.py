@@ -12,6 +12,7 @@ Needs root and a free loop device (detached at the end however it ends).
 bpftrace 0.17 reads block tracepoints through tracefs: mounted here if it
 is not. Prints the markdown docs/benchmarks.md holds.
 """
+import found
 import json
 import os
 import statistics
@@ -39,7 +40,7 @@ def timed(argv):
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    iopsample = os.path.join(build, "iopsample")
+    iopsample = found.iopsample(build)
     blkwork = os.path.join(build, "workloads", "blkwork")
     mounted = not os.path.ismount(TRACEFS)
     if mounted:

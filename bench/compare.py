@@ -11,6 +11,7 @@ SECONDS (default 15), zstd. Then, interleaved, five times each: `export
 export itself, to JSON Lines, and reads the cells back). Prints the median
 of each and its ratio to export's.
 """
+import found
 import json
 import os
 import statistics
@@ -25,7 +26,7 @@ SOURCES = ["proc_io", "syscall_io", "perf_event"]
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
-    iopsample = os.path.abspath(os.path.join(build, "iopsample"))
+    iopsample = found.iopsample(build)
     iowork = os.path.abspath(os.path.join(build, "workloads", "iowork"))
     with tempfile.TemporaryDirectory() as work:
         cfg = os.path.join(work, "big.yaml")

@@ -12,6 +12,7 @@ bytes per row in the .zst, the ratio; and, for reference, the ratio
 `zstd -3` gets from the same rows compressed in one go, without a flush per
 row. Prints the markdown table docs/benchmarks.md holds.
 """
+import found
 import json
 import os
 import subprocess
@@ -42,7 +43,7 @@ def episode(iopsample, work, name, interval, seconds):
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    iopsample = os.path.abspath(os.path.join(build, "iopsample"))
+    iopsample = found.iopsample(build)
     print("| interval | source | rows | JSON B/row | .zst B/row | ratio | zstd -3 in one go |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work:

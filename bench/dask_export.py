@@ -12,6 +12,7 @@ cluster of 1 and of 2 workers started beforehand (--scheduler: the work
 alone). Every CSV is checked equal to export's. Prints the median of each
 and its ratio to export's, as docs/benchmarks.md holds them.
 """
+import found
 import json
 import os
 import statistics
@@ -44,7 +45,7 @@ def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 12
     seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    iopsample = os.path.join(build, "iopsample")
+    iopsample = found.iopsample(build)
     env = dict(os.environ, PATH=build + ":" + os.environ["PATH"])
     with tempfile.TemporaryDirectory() as work:
         dirs = []

@@ -13,6 +13,7 @@ the 100 ms grid, which does less than export (no split of straddling rows,
 no gauge or ratio rules). Prints the median of each and its ratio to
 export's 100 ms run.
 """
+import found
 import json
 import os
 import statistics
@@ -46,7 +47,7 @@ def pandas_join(iopsample, d, grid):
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    iopsample = os.path.abspath(os.path.join(build, "iopsample"))
+    iopsample = found.iopsample(build)
     iowork = os.path.abspath(os.path.join(build, "workloads", "iowork"))
     with tempfile.TemporaryDirectory() as work:
         cfg = os.path.join(work, "big.yaml")

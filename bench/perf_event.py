@@ -15,6 +15,7 @@ Meanwhile bench/scale_floor waits on the same 10 ms grid doing nothing: what
 any sampler pays to wake up here, shown so each tool's own work per tick can
 be read off. Prints the markdown table docs/benchmarks.md holds.
 """
+import found
 import json
 import os
 import shutil
@@ -72,7 +73,7 @@ def one_run(build, work, name, threads, events, seconds):
                 "target: {pid: %d}\n"
                 "sources: {perf_event: {interval: 10ms, events: [%s]}}\n"
                 % (name, work, seconds, target.pid, ", ".join(events)))
-    ours = subprocess.Popen([os.path.join(build, "iopsample"), "run", cfg, "--quiet"])
+    ours = subprocess.Popen([found.iopsample(build), "run", cfg, "--quiet"])
     # the steady state, without either's start and end: both processes'
     # on-CPU time over the same window in the middle of the run
     sampler = sampler_of(ours.pid)

@@ -12,6 +12,7 @@ data-render-ms (navigation start to every chart drawn) and Chromium's whole
 run. Prints the medians. Not a test: timings on a shared machine are noise
 except side by side.
 """
+import found
 import os
 import re
 import statistics
@@ -22,7 +23,7 @@ import time
 
 build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 600
-iops = os.path.join(build, "iopsample")
+iops = found.iopsample(build)
 work = tempfile.mkdtemp(prefix="iopsample-bench-report.")
 
 if len(sys.argv) > 3:

@@ -39,6 +39,7 @@ Prints the markdown tables docs/benchmarks.md holds, and exits 1 when a
 source costs more than 1.5 times its floor, loses a tick at 512, or has a
 row wider than 2 intervals while the 512 processes start.
 """
+import found
 import glob
 import json
 import os
@@ -162,7 +163,7 @@ def episode(build, work, name, src, n, want_perf):
         f.write("target: {command: [%s/workloads/iowork, --sleep-ms, \"%d\", --sleepers, \"%d\"], stdout: null}\n"
                 % (build, SECONDS * 1000 + 5000, n - 1))
         f.write("sources: {%s: {interval: 10ms}}\n" % src)
-    run = subprocess.Popen([os.path.join(build, "iopsample"), "run", cfg, "--quiet"])
+    run = subprocess.Popen([found.iopsample(build), "run", cfg, "--quiet"])
     start = time.monotonic()
     sampler = find_comm("iops-" + src, start + 5)
     keeper = find_comm("iops-keeper", start + 5)
@@ -201,7 +202,7 @@ def start_episode(build, work, src):
         f.write("episode: {name: %s, output_dir: %s}\n" % (name, work))
         f.write("target: {command: %s, stdout: null}\n" % json.dumps(START_LOOP))
         f.write("sources: {%s: {interval: 10ms}}\n" % src)
-    subprocess.run([os.path.join(build, "iopsample"), "run", cfg, "--quiet"], check=True)
+    subprocess.run([found.iopsample(build), "run", cfg, "--quiet"], check=True)
     rows = [json.loads(l) for l in open(os.path.join(work, name, src + ".jsonl"))]
     start = [r for r in rows if r["t_mono_ns"] <= 2_000_000_000]
     stop = [r for r in rows if r["t_mono_ns"] > 2_000_000_000 + INTERVAL_NS]

@@ -22,6 +22,7 @@ its ebpf backend as one more way, with the default syscalls of each, so a
 change's cost is measured side by side with what was there before it; the
 ptrace and strace ways and the rest of the bench are then left out.
 """
+import found
 import json
 import os
 import shutil
@@ -83,7 +84,9 @@ class Episodes:
     """iopsample runs in a scratch folder, each under a name of its own."""
 
     def __init__(self, build, work, prefix="b"):
-        self.iopsample = os.path.join(build, "iopsample")
+        # the build compared with ("before") is that build's, whatever
+        # $IOPSAMPLE says
+        self.iopsample = os.path.join(build, "iopsample") if prefix == "before" else found.iopsample(build)
         self.work = work
         self.prefix = prefix
         self.n = 0

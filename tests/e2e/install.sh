@@ -73,9 +73,9 @@ completion() {
 	tr '\n' '|' <"$WORK/comp.out"
 }
 
-# The Dask recipe with no iopsample anywhere ($IOPSAMPLE unset, none on
-# PATH, none beside it): one line naming where it looked, exit 69, no
-# traceback.
+# The Dask recipe, and a bench script, with no iopsample anywhere
+# ($IOPSAMPLE unset, none on PATH, none beside it): one line naming where
+# it looked, exit 69, no traceback.
 recipe_without_iopsample() {
 	cp "$ROOT/docs/recipes/dask_export.py" "$WORK/recipe.py"
 	env -i PATH=/usr/bin:/bin HOME="$WORK" /usr/bin/python3 "$WORK/recipe.py" "$WORK" --grid 10ms \
@@ -83,7 +83,16 @@ recipe_without_iopsample() {
 	local rc=$?
 	echo "exit $rc: $(cat "$WORK/recipe.err")"
 	[ $rc = 69 ] && [ "$(wc -l <"$WORK/recipe.err")" = 1 ] && ! grep -q Traceback "$WORK/recipe.err" &&
-		grep -q 'no iopsample' "$WORK/recipe.err" && [ ! -e "$WORK/x.csv" ]
+		grep -q 'no iopsample' "$WORK/recipe.err" && [ ! -e "$WORK/x.csv" ] || return 1
+	# a bench script likewise (bench/found.py), with and without BUILD_DIR
+	mkdir -p "$WORK/bench" && cp "$ROOT/bench/compare.py" "$ROOT/bench/found.py" "$WORK/bench/"
+	local args
+	for args in "" "$WORK/nowhere"; do
+		env -i PATH=/usr/bin:/bin /usr/bin/python3 "$WORK/bench/compare.py" $args >/dev/null 2>"$WORK/bench.err"
+		rc=$?
+		echo "bench/compare.py $args: exit $rc: $(cat "$WORK/bench.err")"
+		[ $rc = 69 ] && [ "$(wc -l <"$WORK/bench.err")" = 1 ] && ! grep -q Traceback "$WORK/bench.err" || return 1
+	done
 }
 
 # make deb: dpkg-buildpackage from debian/, lintian with no error; the
