@@ -124,7 +124,7 @@ parallel_build() {
 	# shellcheck disable=SC2086
 	incs=$(find $code -name '*.h' -printf '-I%h\n' | sort -u | tr '\n' ' ')
 	{
-		printf 'CFLAGS = -O2 -g -std=gnu11 %s -I%s %s\n' "$incs" "$BUILD/gen" \
+		printf 'CFLAGS = -O2 -g -std=gnu11 %s -I%s -I%s %s\n' "$incs" "$BUILD/gen" "$BUILD/gen/version" \
 			"$(pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)"
 		printf 'all:'
 		for f in $files; do printf ' %s.o' "$(basename "$f" .c)"; done
