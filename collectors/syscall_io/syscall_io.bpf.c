@@ -291,24 +291,27 @@ static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 
 	return sio_pattern_step(&fs->st, d & 1, start, len, blksize);
 }
 
-/* A call's access on side d through fd, which returned len bytes: where it
- * started (how, arg: enum sio_pos and its argument's value), what it adds
- * to the pattern. */
+/* A call's access on side d through fd, which returned len bytes: the
+ * kind of the descriptor (sio_fd_kind's, bits 8 to 15), and what the
+ * access adds to the pattern (bits 0 to 7), where it started given by how
+ * and arg (enum sio_pos and its argument's value). One look at the
+ * descriptor for both. */
 __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how, __u32 d, long len)
 {
 	struct sio_file_facts fi;
-	if (len < 0 || !fd_file_facts(fd, &fi))
-		return 0;
+	if (!fd_file_facts(fd, &fi) || !(fi.mode & 0170000)) /* no inode read: the file was going */
+		return SIO_KIND_UNKNOWN << 8;
+	__u32 kind = sio_kind_of_mode(fi.mode) << 8;
 	__u64 start = fi.pos - len; /* its position before the call */
 	if (how == SIO_POS_ARG || (how == SIO_POS_ARG_OR_FPOS && (long)arg != -1)) {
 		start = arg;
 	} else if (how == SIO_POS_PTR && arg) {
 		long long after;
 		if (bpf_probe_read_user(&after, sizeof(after), (const void *)arg) < 0)
-			return 0;
+			return kind;
 		start = after - len;
 	}
-	return file_access(&fi, d, start, len);
+	return kind | file_access(&fi, d, start, len);
 }
 
 /* The description the tree just opened at fd starts with no history. */
@@ -448,24 +451,31 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 		sio_opened(ret);
 
 	__u32 sides = sio_sides[i], rkind = SIO_KIND_UNKNOWN, wkind = SIO_KIND_UNKNOWN;
+	__u32 pat[2] = {0, 0};
 	if (sides == SIO_SIDE_BY_MODE) {
 		__u32 k = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][0]), 1);
 		sides = k & SIO_FD_WRITABLE ? SIO_SIDE_WRITE : SIO_SIDE_READ;
 		rkind = wkind = k & 0xff;
 	} else {
-		if (sides & SIO_SIDE_READ)
-			rkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_READ]), 0) & 0xff;
-		if (sides & SIO_SIDE_WRITE)
-			wkind = sio_fd_kind(kernel_syscall_arg(regs, sio_fd_arg[i][IO_WRITE]), 0) & 0xff;
-	}
-	/* the access pattern, for a call that addresses files */
-	__u32 pat[2] = {0, 0};
-	for (int d = IO_READ; d <= IO_WRITE; d++) {
-		__u32 how = sio_pos[i][d], kind = d == IO_READ ? rkind : wkind;
-		if (how != SIO_POS_NONE && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV)) {
-			int a = sio_pos_arg[i][d];
-			pat[d] = sio_access(kernel_syscall_arg(regs, sio_fd_arg[i][d]),
-					    a >= 0 ? kernel_syscall_arg(regs, a) : 0, how, d, ret);
+		/* each side's kind and, for a call that addresses files, the
+		 * access pattern, from one look at its descriptor */
+		for (int d = IO_READ; d <= IO_WRITE; d++) {
+			if (!(sides & 1u << d))
+				continue;
+			long fd = kernel_syscall_arg(regs, sio_fd_arg[i][d]);
+			__u32 how = sio_pos[i][d], k;
+			if (how != SIO_POS_NONE) {
+				int a = sio_pos_arg[i][d];
+				k = sio_access(fd, a >= 0 ? kernel_syscall_arg(regs, a) : 0, how, d, ret);
+				pat[d] = k & 0xff;
+				k >>= 8;
+			} else {
+				k = sio_fd_kind(fd, 0);
+			}
+			if (d == IO_READ)
+				rkind = k & 0xff;
+			else
+				wkind = k & 0xff;
 		}
 	}
 	/* everything read before the slot's update begins: it stays short.
