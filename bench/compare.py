@@ -4,13 +4,14 @@ episode and grid, measured side by side in one run.
 
     make bench            (or: /usr/bin/python3 bench/compare.py BUILD_DIR [SECONDS])
 
-The episode of docs/at-scale.md's cost figure: the iowork workload (2
-threads, a child) under proc_io, syscall_io and perf_event at 1 ms for
-SECONDS (default 15), zstd. Then, interleaved, five times each: `export
+The episode of docs/at-scale.md's cost figure, as bench/export.py makes it:
+the iowork workload (2 threads, a child) under proc_io, syscall_io and
+perf_event at 1 ms for SECONDS (default 15), zstd. Then, interleaved, five times each: `export
 --grid 50ms` to CSV, and `compare --grid 50ms`, text and JSON (which runs
 export itself, to JSON Lines, and reads the cells back). Prints the median
 of each and its ratio to export's.
 """
+import export
 import found
 import json
 import os
@@ -27,19 +28,8 @@ def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     iopsample = found.iopsample(build)
-    iowork = os.path.abspath(os.path.join(build, "workloads", "iowork"))
     with tempfile.TemporaryDirectory() as work:
-        cfg = os.path.join(work, "big.yaml")
-        with open(cfg, "w") as f:
-            f.write("episode: {name: big, duration: %ds, output_dir: episodes}\n"
-                    "target: {command: [%s, --threads, '2', --children, '1', --rounds, '1000000', --pause-ms, '5']}\n"
-                    "sources:\n"
-                    "  proc_io: {interval: 1ms}\n"
-                    "  syscall_io: {interval: 1ms}\n"
-                    "  perf_event: {interval: 1ms, events: [page-faults, context-switches, task-clock]}\n"
-                    "output: {compression: zstd}\n" % (seconds, iowork))
-        subprocess.run([iopsample, "run", cfg, "--quiet"])  # stopped by duration
-        d = os.path.join(work, "episodes", "big")
+        d = export.big_episode(iopsample, build, work, seconds, "compare")
         rows = sum(json.load(open(os.path.join(d, "manifest.json")))["sources"][s]["rows"] for s in SOURCES)
         runs = {
             "export --grid 50ms (csv)": [iopsample, "export", d, "--grid", "50ms", "-o", os.path.join(work, "g.csv")],

@@ -44,23 +44,29 @@ def pandas_join(iopsample, d, grid):
     return table
 
 
+def big_episode(iopsample, build, work, seconds, bench):
+    """iowork (2 threads, a child) under SOURCES at 1 ms for seconds, zstd,
+    into work/episodes/big, labelled bench: bench; its directory."""
+    iowork = os.path.abspath(os.path.join(build, "workloads", "iowork"))
+    cfg = os.path.join(work, "big.yaml")
+    with open(cfg, "w") as f:
+        f.write("episode: {name: big, duration: %ds, labels: {bench: %s}}\n"
+                "target: {command: [%s, --threads, '2', --children, '1', --rounds, '1000000', --pause-ms, '5']}\n"
+                "sources:\n"
+                "  proc_io: {interval: 1ms}\n"
+                "  syscall_io: {interval: 1ms}\n"
+                "  perf_event: {interval: 1ms, events: [page-faults, context-switches, task-clock]}\n"
+                "output: {compression: zstd}\n" % (seconds, bench, iowork))
+    subprocess.run([iopsample, "run", cfg, "--quiet"])  # stopped by duration: exit 143
+    return os.path.join(work, "episodes", "big")
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     iopsample = found.iopsample(build)
-    iowork = os.path.abspath(os.path.join(build, "workloads", "iowork"))
     with tempfile.TemporaryDirectory() as work:
-        cfg = os.path.join(work, "big.yaml")
-        with open(cfg, "w") as f:
-            f.write("episode: {name: big, duration: %ds, labels: {bench: export}}\n"
-                    "target: {command: [%s, --threads, '2', --children, '1', --rounds, '1000000', --pause-ms, '5']}\n"
-                    "sources:\n"
-                    "  proc_io: {interval: 1ms}\n"
-                    "  syscall_io: {interval: 1ms}\n"
-                    "  perf_event: {interval: 1ms, events: [page-faults, context-switches, task-clock]}\n"
-                    "output: {compression: zstd}\n" % (seconds, iowork))
-        subprocess.run([iopsample, "run", cfg, "--quiet"])  # stopped by duration: exit 143
-        d = os.path.join(work, "episodes", "big")
+        d = big_episode(iopsample, build, work, seconds, "export")
         rows = sum(json.load(open(os.path.join(d, "manifest.json")))["sources"][s]["rows"] for s in SOURCES)
         runs = {
             "export, 1 ms grid": [iopsample, "export", d, "-o", os.path.join(work, "g1.csv")],
