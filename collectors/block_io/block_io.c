@@ -370,8 +370,6 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	int r = blk_config_devices(sc->priv, &b->devs, why);
 	if (r == 0)
 		r = load(&b->skel, why);
-	/* attached before seeding: a fork or an exit of the running tree from
-	 * here on is seen (attach mode) */
 	/* For the tests only: no completion program runs, so every end of the
 	 * tree's bios is inferred (block_io.bpf.c, "Ends no program sees"), as
 	 * on a host whose kernel runs no program where the devices complete. */
@@ -379,6 +377,8 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 		bpf_program__set_autoattach(b->skel->progs.iops_rq_complete, false);
 		bpf_program__set_autoattach(b->skel->progs.iops_bio_complete, false);
 	}
+	/* attached before seeding: a fork or an exit of the running tree from
+	 * here on is seen (attach mode) */
 	if (r < 0 || (r = tell_devices(b, why)) < 0 ||
 	    (r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||
