@@ -500,25 +500,6 @@ static void set_defaults(struct config *cfg)
 	cfg->output.zstd_level = 3;
 }
 
-static int yaml_error(const yaml_parser_t *p, const char *file, const char *text,
-		      struct errbuf *e)
-{
-	const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
-	size_t line = m->line, col = m->column;
-	const char *what = p->problem ? p->problem : "invalid YAML";
-	if (p->error == YAML_READER_ERROR) {
-		/* the reader (encoding, control characters) knows only the byte */
-		line = col = 0;
-		for (size_t i = 0; i < p->problem_offset && text[i]; i++, col++)
-			if (text[i] == '\n')
-				line++, col = (size_t)-1;
-	}
-	if (p->context)
-		return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s %s", file, line + 1, col + 1, what,
-				  p->context);
-	return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s", file, line + 1, col + 1, what);
-}
-
 static int walk_document(struct config *cfg, const struct config_args *args, struct cfg_ctx *c)
 {
 	yaml_document_t *doc = c->doc;
@@ -578,7 +559,7 @@ static int load_document(struct config *cfg, const struct config_args *args, str
 		return errbuf_set(err, ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)cfg->text, cfg->text_len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		r = yaml_error(&parser, cfg->path, cfg->text, err);
+		r = cfg_parse_error(&parser, cfg->path, cfg->text, err);
 		yaml_parser_delete(&parser);
 		return r;
 	}
@@ -586,7 +567,7 @@ static int load_document(struct config *cfg, const struct config_args *args, str
 	if (r == 0) {
 		/* One episode per file: a second document is a mistake, not ignored. */
 		if (!yaml_parser_load(&parser, &extra)) {
-			r = yaml_error(&parser, cfg->path, cfg->text, err);
+			r = cfg_parse_error(&parser, cfg->path, cfg->text, err);
 		} else {
 			yaml_node_t *root = yaml_document_get_root_node(&extra);
 			if (root)

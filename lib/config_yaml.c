@@ -253,3 +253,21 @@ int cfg_unknown_key(struct cfg_ctx *c, const yaml_node_t *key_node, const char *
 {
 	return cfg_fail(c, key_node, "unknown key \"%s\" in %s", key, section);
 }
+
+int cfg_parse_error(const yaml_parser_t *p, const char *file, const char *text, struct errbuf *e)
+{
+	const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
+	size_t line = m->line, col = m->column;
+	const char *what = p->problem ? p->problem : "invalid YAML";
+	if (p->error == YAML_READER_ERROR) {
+		/* the reader (encoding, control characters) knows only the byte */
+		line = col = 0;
+		for (size_t i = 0; i < p->problem_offset && text[i]; i++, col++)
+			if (text[i] == '\n')
+				line++, col = (size_t)-1;
+	}
+	if (p->context)
+		return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s %s", file, line + 1, col + 1, what,
+				  p->context);
+	return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s", file, line + 1, col + 1, what);
+}

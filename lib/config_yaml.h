@@ -37,6 +37,11 @@ int cfg_fail(struct cfg_ctx *c, const yaml_node_t *n, const char *fmt, ...)
 
 yaml_node_t *cfg_node(struct cfg_ctx *c, int index);
 
+/* A parser's failure on text (file's) as "FILE:LINE:COL: problem"; a
+ * reader error (encoding, control characters), which knows only the byte,
+ * is placed by counting lines in text. Returns -EINVAL. */
+int cfg_parse_error(const yaml_parser_t *p, const char *file, const char *text, struct errbuf *e);
+
 /* Plain ~, null or an empty value. */
 bool cfg_is_null(const yaml_node_t *n);
 /* Any scalar but null; *out points into the document. */
