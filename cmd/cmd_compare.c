@@ -205,9 +205,8 @@ static int add_pair(struct compare *x, const char *d, const char *o, const struc
 	return r;
 }
 
+/* One pair of a --pairs file, as its keys are read. */
 struct pairs_file {
-	struct compare *x;
-	const struct jschema_set *set;
 	const char *d, *o;
 	yaml_node_t *dnode, *onode;
 };
@@ -236,18 +235,22 @@ static int read_pairs(struct compare *x, const struct jschema_set *set)
 		log_error("%s: %s", path, strerror(errno));
 		return EX_NOINPUT;
 	}
+	char *text = NULL;
+	size_t size = 0;
+	ssize_t len = getdelim(&text, &size, '\0', in); /* the whole file */
+	fclose(in);
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct errbuf err = {0};
 	int code = 0;
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, in);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)(text ? text : ""),
+				     len > 0 ? (size_t)len : 0);
 	if (!yaml_parser_load(&parser, &doc)) {
-		const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.context_mark;
-		log_error("%s:%zu:%zu: %s", path, m->line + 1, m->column + 1,
-			  parser.problem ? parser.problem : "invalid YAML");
+		cfg_parse_error(&parser, path, text ? text : "", &err);
+		log_error("%s", err.msg);
 		yaml_parser_delete(&parser);
-		fclose(in);
+		free(text);
 		return EX_DATAERR;
 	}
 	struct cfg_ctx c = {.doc = &doc, .file = path, .err = &err};
@@ -263,7 +266,7 @@ static int read_pairs(struct compare *x, const struct jschema_set *set)
 	}
 	for (yaml_node_item_t *it = code ? NULL : root->data.sequence.items.start;
 	     it && it < root->data.sequence.items.top && !code; it++) {
-		struct pairs_file f = {.x = x, .set = set};
+		struct pairs_file f = {0};
 		yaml_node_t *item = cfg_node(&c, *it);
 		const char *bad = NULL;
 		if (cfg_each_key(&c, item, "a pair", pair_key, &f) < 0) {
@@ -283,7 +286,7 @@ static int read_pairs(struct compare *x, const struct jschema_set *set)
 		log_error("%s", err.msg);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
-	fclose(in);
+	free(text);
 	return code;
 }
 
