@@ -85,7 +85,7 @@ recipe_without_iopsample() {
 	[ $rc = 69 ] && [ "$(wc -l <"$WORK/recipe.err")" = 1 ] && ! grep -q Traceback "$WORK/recipe.err" &&
 		grep -q 'no iopsample' "$WORK/recipe.err" && [ ! -e "$WORK/x.csv" ] || return 1
 	# a bench script likewise (bench/found.py), with and without BUILD_DIR
-	mkdir -p "$WORK/bench" && cp "$ROOT/bench/compare.py" "$ROOT/bench/found.py" "$WORK/bench/"
+	mkdir -p "$WORK/bench" && cp "$ROOT/bench/compare.py" "$ROOT/bench/export.py" "$ROOT/bench/found.py" "$WORK/bench/"
 	local args
 	for args in "" "$WORK/nowhere"; do
 		env -i PATH=/usr/bin:/bin /usr/bin/python3 "$WORK/bench/compare.py" $args >/dev/null 2>"$WORK/bench.err"
