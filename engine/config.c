@@ -620,49 +620,68 @@ int config_load_buffer(const char *name, const char *text, size_t len, const cha
 	return r;
 }
 
+/* The whole of fd, at most CONFIG_MAX_BYTES, into a malloc'd *text. */
+static int read_config(int fd, const char *name, char **text, size_t *len, struct errbuf *err)
+{
+	size_t cap = 0;
+	*text = NULL;
+	*len = 0;
+	for (;;) {
+		if (*len == cap) {
+			cap = cap ? cap * 2 : 4096;
+			char *t = realloc(*text, cap + 1);
+			if (!t)
+				return errbuf_set(err, ENOMEM, "out of memory");
+			*text = t;
+		}
+		ssize_t n = read(fd, *text + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errbuf_set(err, errno, "%s: %s", name, strerror(errno));
+		if (n == 0)
+			return 0;
+		*len += (size_t)n;
+		if (*len > CONFIG_MAX_BYTES)
+			return errbuf_set(err, EFBIG, "%s: larger than %d bytes; not an episode config",
+					  name, CONFIG_MAX_BYTES);
+	}
+}
+
 int config_load_file(const char *path, const struct config_args *args, struct config *cfg,
 		     struct errbuf *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errbuf_set(err, errno, "%s: %s", path, strerror(errno));
-
-	struct stat st;
-	char *text = NULL;
-	int r = 0;
-	if (fstat(fd, &st) < 0) {
-		r = errbuf_set(err, errno, "%s: %s", path, strerror(errno));
-	} else if (!S_ISREG(st.st_mode)) {
-		r = errbuf_set(err, EINVAL, "%s: not a regular file", path);
-	} else if (st.st_size > CONFIG_MAX_BYTES) {
-		r = errbuf_set(err, EFBIG, "%s: larger than %d bytes; not an episode config", path,
-			       CONFIG_MAX_BYTES);
-	} else if (!(text = malloc((size_t)st.st_size + 1))) {
-		r = errbuf_set(err, ENOMEM, "out of memory");
-	}
+	char *text = NULL, *dir = NULL;
 	size_t len = 0;
-	while (r == 0 && len < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = errbuf_set(err, n < 0 ? errno : EIO, "%s: %s", path,
-				       n < 0 ? strerror(errno) : "file shrank while reading");
-			break;
+	int r = 0;
+	if (!strcmp(path, "-")) {
+		/* standard input: relative paths resolve against the current directory */
+		path = CONFIG_STDIN_NAME;
+		if ((r = read_config(STDIN_FILENO, path, &text, &len, err)) == 0 &&
+		    !(dir = getcwd(NULL, 0)))
+			r = errbuf_set(err, errno, "getcwd: %s", strerror(errno));
+	} else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			return errbuf_set(err, errno, "%s: %s", path, strerror(errno));
+		if (fstat(fd, &st) < 0)
+			r = errbuf_set(err, errno, "%s: %s", path, strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			r = errbuf_set(err, EINVAL, "%s: not a regular file", path);
+		else
+			r = read_config(fd, path, &text, &len, err);
+		close(fd);
+		if (r == 0 && !(dir = realpath(path, NULL)))
+			r = errbuf_set(err, errno, "%s: %s", path, strerror(errno));
+		if (r == 0) {
+			char *slash = strrchr(dir, '/');
+			*(slash == dir ? slash + 1 : slash) = '\0';
 		}
-		len += (size_t)n;
 	}
-	close(fd);
-
-	char *real = r == 0 ? realpath(path, NULL) : NULL;
-	if (r == 0 && !real)
-		r = errbuf_set(err, errno, "%s: %s", path, strerror(errno));
-	if (r == 0) {
-		char *slash = strrchr(real, '/');
-		*(slash == real ? slash + 1 : slash) = '\0';
-		r = config_load_buffer(path, text, len, real, args, cfg, err);
-	}
-	free(real);
+	if (r == 0)
+		r = config_load_buffer(path, text ? text : "", len, dir, args, cfg, err);
+	free(dir);
 	free(text);
 	return r;
 }

@@ -16,6 +16,8 @@
 #include "log.h"
 
 #define CONFIG_MAX_BYTES (1 << 20)
+/* what messages call a config read from standard input (path "-") */
+#define CONFIG_STDIN_NAME "<stdin>"
 #define CONFIG_NAME_MAX 128
 #define CONFIG_LABEL_KEY_MAX 128
 #define CONFIG_LABEL_VALUE_MAX 1024
@@ -81,7 +83,8 @@ struct config_args {
 
 /* 0, or a negative errno with err->msg a one-line message:
  * "FILE:LINE:COL: what is wrong" for a config error (-EINVAL), or naming the
- * file when it cannot be read. */
+ * file when it cannot be read. Path "-" reads standard input, whose
+ * relative paths resolve against the current directory. */
 int config_load_file(const char *path, const struct config_args *args, struct config *cfg,
 		     struct errbuf *err);
 /* The same from memory: dir stands for the file's folder. */

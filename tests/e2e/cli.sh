@@ -66,7 +66,27 @@ PY
 	"$IOPSAMPLE" check "$WORK/again.yaml" | cmp -s - "$WORK/c.json" || { echo "resolved config does not load back the same"; return 1; }
 }
 
+# `run -` and `check -`: the config from standard input, its relative
+# paths resolved against the current directory, its errors placed in
+# "<stdin>"; episode.yaml is the text as given.
+config_on_stdin() {
+	local text='episode: {name: piped, output_dir: out}
+target: {command: [sh, -c, "pwd > where"]}
+sources: {proc_io: {interval: 10ms}}'
+	(cd "$WORK" && "$IOPSAMPLE" check - <<<"$text") >"$WORK/piped.json" || return
+	grep -q "\"output_dir\": \"$WORK/out\"" "$WORK/piped.json" || { echo "check -: $(cat "$WORK/piped.json")"; return 1; }
+	(cd "$WORK" && "$IOPSAMPLE" run - --quiet <<<"$text") || { echo "run - failed"; return 1; }
+	[ "$(cat "$WORK/where")" = "$WORK" ] || { echo "the target ran in $(cat "$WORK/where")"; return 1; }
+	printf '%s\n' "$text" | cmp -s - "$WORK/out/piped/episode.yaml" || { echo "episode.yaml is not the text given"; return 1; }
+	expect_exit 78 '^iopsample: <stdin>:3:21: unknown key "intervl" in sources.proc_io$' \
+		"$IOPSAMPLE" run - <<<"${text/interval/intervl}" || return
+	head -c 1100000 /dev/zero | tr '\0' '#' >"$WORK/big"
+	expect_exit 78 '^iopsample: <stdin>: larger than 1048576 bytes; not an episode config$' \
+		"$IOPSAMPLE" check - <"$WORK/big" || return
+}
+
 check usage_errors_exit_64 usage_errors
+check config_on_stdin_resolves_against_the_current_directory config_on_stdin
 check config_errors_exit_78_with_position config_errors
 check check_prints_the_resolved_config check_prints_resolved
 
