@@ -13,7 +13,7 @@
 static json_t *stop_reason(enum stop_reason r)
 {
 	static const char *const names[] = {NULL, "exited", "duration", "interrupted",
-					    "collector_failed"};
+					    "collector_failed", "requested"};
 	return r == STOP_NONE ? json_null() : json_string(names[r]);
 }
 

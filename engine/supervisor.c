@@ -3,13 +3,13 @@
  *   probe sources -> create the episode directory -> fork the keeper, which
  *   forks the target and holds it -> fork one sampler per source, each opens
  *   its source on the waiting target -> origin = now, release the target,
- *   samplers start their grids -> wait: target exit, duration, signals,
- *   sampler failures -> stop the tree in order (stop_signal, grace, SIGKILL)
+ *   samplers start their grids (READY=1 to NOTIFY_SOCKET) -> wait: target
+ *   exit, duration, the stop request, signals, sampler failures -> stop the tree in order (stop_signal, grace, SIGKILL)
  *   -> once the keeper has reaped the whole tree, every sampler takes its
  *   final row -> manifest -> exit status.
  *
  * Everything arrives through one poll(): a signalfd (SIGCHLD, interrupts,
- * and the keeper's queued notifications), one timerfd (duration, grace,
+ * the stop request and the keeper's queued notifications), one timerfd (duration, grace,
  * SIGKILL retries) and the samplers' sockets. It never names a source. */
 #define _GNU_SOURCE
 #include "supervisor.h"
@@ -35,6 +35,7 @@
 #include "ipc.h"
 #include "manifest.h"
 #include "sampler.h"
+#include "sd_notify.h"
 #include "signames.h"
 #include "supervisor_state.h"
 
@@ -196,6 +197,12 @@ static void on_signal(struct supervisor *s)
 		} else if ((int)si.ssi_signo == SIGRTMIN) {
 			if ((pid_t)si.ssi_pid == s->keeper.pid && si.ssi_int == KEEPER_TARGET_EXITED)
 				target_exited(s);
+		} else if (si.ssi_signo == SIGUSR1) {
+			/* the stop request: the end the duration would have made */
+			if (!s->stopping && !s->ep.target.exited) {
+				log_info("SIGUSR1: the stop request; ending the episode");
+				stop(s, STOP_REQUESTED);
+			}
 		} else if (is_interrupt(si.ssi_signo)) {
 			char name[32];
 			if (!s->stopping && !s->ep.target.exited) {
@@ -296,6 +303,12 @@ static void event_loop(struct supervisor *s)
 
 /* ---- the end ---------------------------------------------------------------- */
 
+/* The end the episode asked for: its duration, or the stop request. */
+static bool planned_end(const struct episode *ep)
+{
+	return ep->target.stop_reason == STOP_DURATION || ep->target.stop_reason == STOP_REQUESTED;
+}
+
 static int exit_status(struct supervisor *s)
 {
 	struct episode *ep = &s->ep;
@@ -323,9 +336,9 @@ static int exit_status(struct supervisor *s)
 		return 0;
 	if (ep->target.code == CLD_EXITED)
 		return ep->target.status;
-	/* duration ended it as asked: its stop signal, or SIGKILL after the
-	 * grace (the manifest keeps which) */
-	if (ep->target.stop_reason == STOP_DURATION &&
+	/* duration or the stop request ended it as asked: its stop signal, or
+	 * SIGKILL after the grace (the manifest keeps which) */
+	if (planned_end(ep) &&
 	    (ep->target.status == ep->cfg->episode.stop_signal || ep->target.status == SIGKILL))
 		return 0;
 	return 128 + ep->target.status;
@@ -341,8 +354,9 @@ static void summary(const struct supervisor *s, int code)
 			 (long long)ep->src[i].rows);
 	/* a planned end is a success, and says so */
 	char planned[96] = "", sig[16];
-	if (ep->target.stop_reason == STOP_DURATION && ep->target.exited && ep->target.code != CLD_EXITED)
-		snprintf(planned, sizeof(planned), ", the target stopped at its duration by %s",
+	if (planned_end(ep) && ep->target.exited && ep->target.code != CLD_EXITED)
+		snprintf(planned, sizeof(planned), ", the target stopped %s by %s",
+			 ep->target.stop_reason == STOP_DURATION ? "at its duration" : "on request",
 			 signame(ep->target.status, sig, sizeof(sig)));
 	log_info("%s: %s after %.3fs, exit status %d%s%s", ep->dir, episode_status_name(ep->status),
 		 (double)(ep->end_ns - ep->origin_ns) / NS_PER_S, code, planned, rows);
@@ -402,7 +416,7 @@ static int start_target(struct supervisor *s, struct errbuf *e)
  * signals are blocked from here on (children unblock what they need). */
 static int setup_signals(struct supervisor *s)
 {
-	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1};
 	sigset_t set;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -498,6 +512,14 @@ int supervisor_run(struct config *cfg)
 	struct errbuf e;
 	int code;
 
+	/* A stop request (SIGUSR1) that comes before the episode is under way
+	 * waits for it, rather than kill iopsample as its default action would. */
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	sd_notify_init();
+
 	s.ep.cfg = cfg;
 	s.ep.dirfd = -1;
 	s.ep.manifest_spare = -1;
@@ -566,7 +588,9 @@ int supervisor_run(struct config *cfg)
 	/* the start time, for a harness watching; if this fails (a disk filling
 	 * up already), the final write will say so */
 	write_manifest(&s, &e);
+	sd_notify_send("READY=1");
 	event_loop(&s);
+	sd_notify_send("STOPPING=1");
 	code = finish(&s, 0);
 out:
 	host_settings_restore();

@@ -1,6 +1,7 @@
 # Signals to iopsample: SIGTERM/SIGINT stop the target in order (status
 # interrupted, a final row, nothing of the target left); a second SIGINT
-# skips the grace; SIGKILL of iopsample takes the target's whole tree with it.
+# skips the grace; SIGKILL of iopsample takes the target's whole tree with it;
+# SIGUSR1, the stop request, ends the episode as its duration would.
 . "$(dirname "$0")/lib/common.sh"
 
 # a target that idles with two children (and with --daemon a descendant in a
@@ -139,6 +140,43 @@ EOY
 	[ "$c" -eq 3 ] || { echo "with its stderr a closed pipe, exit $c"; return 1; }
 }
 
+# The stop request (SIGUSR1) ends the episode as its duration would:
+# stop_signal to the target, status complete, exit 0. NOTIFY_SOCKET gets
+# READY=1 once the episode is under way (its start in the manifest) and
+# STOPPING=1 when it ends (sd_notify(3)); the target does not inherit it.
+stop_request() {
+	cat >"$WORK/req.yaml" <<EOY
+episode: {name: req}
+target: {command: [sh, -c, 'env >"\$0"; exec "\$@"', $WORK/target.env, $IOWORK, --rounds, "1",
+                   --sleep-ms, "60000", --tag, $TAG]}
+sources: {proc_io: {interval: 20ms}}
+EOY
+	"$PY" - "$IOPSAMPLE" "$WORK" <<'PY'
+import json, os, signal, socket, subprocess, sys
+from epi import expect
+iopsample, work = sys.argv[1:]
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+sock.bind("\0iopsample-e2e-notify-%d" % os.getpid())
+sock.settimeout(20)
+env = dict(os.environ, NOTIFY_SOCKET="@iopsample-e2e-notify-%d" % os.getpid())
+p = subprocess.Popen([iopsample, "run", work + "/req.yaml", "--quiet"], env=env, stderr=subprocess.PIPE, text=True)
+expect(sock.recv(64) == b"READY=1", "the first datagram is not READY=1")
+m = json.load(open(work + "/episodes/req/manifest.json"))
+expect(m["status"] == "running" and m["t_wall_start_ns"] is not None, "READY=1 before the start: %s" % m)
+p.send_signal(signal.SIGUSR1)
+expect(sock.recv(64) == b"STOPPING=1", "no STOPPING=1")
+rc = p.wait(20)
+err = p.stderr.read()
+expect(rc == 0, "exit %d: %s" % (rc, err))
+m = json.load(open(work + "/episodes/req/manifest.json"))
+t = m["target"]
+expect(m["status"] == "complete" and t["stop_reason"] == "requested", "%s, %s" % (m["status"], t["stop_reason"]))
+expect(t["signal"] == "SIGTERM", "the target ended by %s, not its stop_signal" % t["signal"])
+expect("NOTIFY_SOCKET=" not in open(work + "/target.env").read(), "the target inherited NOTIFY_SOCKET")
+PY
+}
+
+check stop_request_ends_the_episode_as_its_duration_would stop_request
 check sigterm_stops_the_target_in_order sigterm
 check sighup_stops_the_target_in_order sighup
 check closed_stdout_kills_the_target_not_iopsample sigpipe
