@@ -75,6 +75,9 @@ struct target_info {
 			 0 at probe for a target not yet started */
 	pid_t keeper; /* iopsample's subreaper holding the target's process tree;
 			 0 when attached to a process iopsample did not start */
+	pid_t observer; /* iopsample itself: never in the tree, nor what it
+			   starts, though it runs below an attached process
+			   (a harness attaching to itself); 0 at probe */
 	const struct cgroup_set *cgroups; /* the episode's cgroups (some roles may be
 					     missing, or all, with why), or NULL */
 };

@@ -341,7 +341,8 @@ static void sources_begin(struct supervisor *s)
 
 int sources_start(struct supervisor *s)
 {
-	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid, .cgroups = &s->cgroup.set};
+	struct target_info t = {.pid = s->ep.target.pid, .keeper = s->keeper.pid, .observer = getpid(),
+				.cgroups = &s->cgroup.set};
 	bool started[s->ep.nsrc + 1]; /* not those the probe already ruled out */
 	for (size_t i = 0; i < s->ep.nsrc; i++) {
 		struct source_run *src = &s->ep.src[i];

@@ -382,7 +382,7 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	if (r < 0 || (r = tell_devices(b, why)) < 0 ||
 	    (r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||
-	    (r = ebpf_tree_seed(&b->tree, t->pid, t->keeper == 0, why)) < 0 ||
+	    (r = ebpf_tree_seed(&b->tree, t->pid, t->keeper == 0, t->observer, why)) < 0 ||
 	    (r = ebpf_slots_open(&b->slots, b->skel->maps.bio_slots, sizeof(struct bio_slot), why)) < 0) {
 		bio_close(b);
 		return r;

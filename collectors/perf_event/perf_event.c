@@ -176,11 +176,13 @@ struct perf_event {
  * created in the instant between this listing and that open is missed
  * (listing again could not tell it from an inheriting one, and would count
  * that twice). */
-static int tree_threads(pid_t root, struct pid_list *tids)
+static int tree_threads(pid_t root, pid_t skip, struct pid_list *tids)
 {
 	struct pid_list procs = {0};
 	int r = pid_list_add(&procs, root);
 	for (size_t i = 0; r == 0 && i < procs.n; i++) {
+		if (procs.v[i] == skip)
+			continue; /* iopsample, below the process it attached to */
 		size_t before = tids->n;
 		if ((r = procfs_threads(procs.v[i], tids)) == 0)
 			r = procfs_children(procs.v[i], (long)(tids->n - before), &procs);
@@ -434,7 +436,7 @@ static int pe_open(const struct source_config *sc, const struct target_info *t, 
 	const struct pe_config *cfg = sc->priv;
 	bool launched = t->keeper != 0;
 	struct pid_list tasks = {0};
-	int r = launched ? pid_list_add(&tasks, t->pid) : tree_threads(t->pid, &tasks);
+	int r = launched ? pid_list_add(&tasks, t->pid) : tree_threads(t->pid, t->observer, &tasks);
 	if (r == 0 && tasks.n == 0)
 		r = -ESRCH;
 	if (r < 0) {

@@ -48,6 +48,7 @@ struct proc_io {
 	size_t nobs, obs_cap;
 	struct pid_list queue;
 	struct pidmap seen; /* pids visited in this pass */
+	pid_t observer;     /* iopsample, left out with what it started */
 	bool watch;         /* pidfds tell when a process exits */
 	struct pid_list unconfirmed; /* indexes in obs of stats not read this pass */
 
@@ -268,6 +269,8 @@ static int scan(struct proc_io *p)
 	int r;
 	bool walk = p->procs_fd < 0;
 	pidmap_clear(&p->seen);
+	if (p->observer > 0 && (r = pidmap_add(&p->seen, p->observer, 0)) < 0)
+		return r; /* seen already: never visited, nor what is below it */
 	p->nobs = 0;
 	p->queue.n = 0;
 	p->unconfirmed.n = 0;
@@ -358,6 +361,7 @@ static int proc_io_open(const struct source_config *sc, const struct target_info
 	if (!p)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	pio_tree_init(&p->tree, root, t->keeper != 0);
+	p->observer = t->observer;
 	procfs_files_init(&p->files);
 	p->procs_fd = t->keeper ? cgroup_set_open_members(t->cgroups, false) : -1;
 	p->watch = p->procs_fd >= 0;

@@ -73,17 +73,45 @@ static bool alive(char state)
 	return state != 'Z' && state != 'X';
 }
 
+/* The parent the latest tracked process with this pid had when last read,
+ * or 0 when none is tracked. (The tracked list may be mid-update: a scan.) */
+static pid_t last_parent(const struct pio_tree *t, pid_t pid)
+{
+	pid_t ppid = 0;
+	uint64_t start = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->t[i].pid == pid && t->t[i].start >= start) {
+			ppid = t->t[i].ppid;
+			start = t->t[i].start;
+		}
+	return ppid;
+}
+
 /* Whether the process that reaps a process with this pid and last-seen parent
- * belongs to the tree, judged by what this pass saw. */
+ * belongs to the tree, judged by what this pass saw. The parent reaped it
+ * if it was there to: alive, or a zombie now (its counts, read this pass,
+ * hold the child's). A parent that vanished too, or is being reaped (X),
+ * passed them on to its own reaper, judged the same way up the tree: a
+ * child reaped by its parent, itself reaped by the root in the same tick,
+ * is inside. A parent that died first leaves its child to init instead,
+ * which the pass cannot tell from that within one tick: parents that wait
+ * for their children, as most do, are taken to have done so (an orphan
+ * seen alive under its new parent is judged by that one). */
 static bool reaped_inside(const struct pio_tree *t, const struct pio_obs *obs, size_t n,
 			  pid_t pid, pid_t ppid)
 {
-	if (pid == t->root)
-		return false; /* iopsample or the target's own parent reaps the root */
 	if (t->keeper)
-		return true; /* orphans go to the keeper, a subreaper */
-	const struct pio_obs *parent = find_pid(t, obs, n, ppid);
-	return parent && alive(parent->state);
+		return pid != t->root; /* orphans go to the keeper, a subreaper */
+	for (size_t up = 0; up <= t->n && ppid > 0; up++) {
+		if (pid == t->root)
+			return false; /* the target's own parent reaps the root */
+		const struct pio_obs *parent = find_pid(t, obs, n, ppid);
+		if (parent && parent->state != 'X')
+			return true;
+		pid = ppid;
+		ppid = parent ? parent->ppid : last_parent(t, pid);
+	}
+	return false;
 }
 
 static void sort_tracked(struct pio_tree *t)

@@ -188,7 +188,7 @@ static int ebpf_open(const struct sio_config *cfg, const struct target_info *t, 
 	 * here on is seen (attach mode) */
 	if ((r = ebpf_tree_init(&e->tree, e->skel->obj, &e->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(e->skel->skeleton, why)) < 0 ||
-	    (r = ebpf_tree_seed(&e->tree, t->pid, t->keeper == 0, why)) < 0 ||
+	    (r = ebpf_tree_seed(&e->tree, t->pid, t->keeper == 0, t->observer, why)) < 0 ||
 	    (r = ebpf_slots_open(&e->slots, e->skel->maps.sio_slots, sizeof(struct sio_slot), why)) < 0) {
 		ebpf_close(e);
 		return r;

@@ -192,6 +192,7 @@ static int ptrace_open(const struct sio_config *cfg, const struct target_info *t
 	p->counts.n = cfg->n;
 	p->tracer.target = t->pid;
 	p->tracer.attach = t->keeper == 0;
+	p->tracer.skip = t->observer;
 	p->tracer.counts = &p->counts;
 	memset(p->tracer.index_of_nr, -1, sizeof(p->tracer.index_of_nr));
 	for (size_t i = 0; i < cfg->n; i++)

@@ -429,8 +429,8 @@ static int seize(struct tracer *tr, pid_t tid, long options)
 	return 0;
 }
 
-/* Attached: every thread of every process of the tree, found again until a
- * pass finds nothing new. A thread that appeared meanwhile was auto-attached
+/* Attached: every thread of every process of the tree (but tr->skip's),
+ * found again until a pass finds nothing new. A thread that appeared meanwhile was auto-attached
  * by its creator (EPERM here: it is ours already) or is found next pass. Each
  * is interrupted, and starts syscall tracing at that stop. */
 static int attach_tree(struct tracer *tr)
@@ -448,6 +448,8 @@ static int attach_tree(struct tracer *tr)
 		procs.n = 0;
 		r = pid_list_add(&procs, tr->target);
 		for (size_t i = 0; r == 0 && i < procs.n; i++) {
+			if (procs.v[i] == tr->skip)
+				continue;
 			tids.n = 0;
 			if ((r = procfs_threads(procs.v[i], &tids)) < 0)
 				break;

@@ -39,6 +39,7 @@ struct tracer {
 	/* Set by the caller before tracer_start(). */
 	pid_t target;
 	bool attach;
+	pid_t skip; /* attached: a process left out with its descendants (iopsample) */
 	struct sio_counts *counts;
 	const struct io_syscall *sys[SIO_MAX_SYSCALLS]; /* each counted index's */
 	int8_t index_of_nr[TRACER_MAX_NR]; /* attach mode: counted index or -1 */

@@ -70,6 +70,7 @@ struct taskstats {
 	struct ts_sock ask, listen;
 	struct ts_tree tree;
 	pid_t root, keeper;
+	pid_t observer; /* iopsample, left out with what it started */
 	uint32_t counted; /* the fields this kernel and host provide */
 	bool delays;      /* the TS_DELAYACCT fields count */
 	int delayacct_fd; /* the sysctl, read at each tick while delays count */
@@ -341,7 +342,10 @@ static int scan(struct taskstats *p, struct errbuf *why)
 	p->nans = 0;
 	p->queue.n = 0;
 	pidmap_clear(&p->visited);
-	int r = p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
+	/* visited already: never walked, nor what is below it */
+	int r = p->observer > 0 ? pidmap_add(&p->visited, p->observer, 0) : 0;
+	if (r >= 0)
+		r = p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
 	if (r < 0)
 		return r;
 	drain_listener(p);
@@ -564,6 +568,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 		return errbuf_set(why, ENOMEM, "out of memory");
 	p->root = t->keeper ? t->keeper : t->pid;
 	p->keeper = t->keeper;
+	p->observer = t->observer;
 	p->delayacct_fd = p->stop[0] = p->stop[1] = p->threads_fd = -1;
 	procfs_files_init(&p->files);
 	p->row = row;

@@ -1,4 +1,5 @@
-# target.pid: sample a process iopsample did not start, and leave it running.
+# target.pid: sample a process iopsample did not start, and leave it running;
+# end on the stop request; attached to its own ancestor, never count itself.
 . "$(dirname "$0")/lib/common.sh"
 
 attach_and_leave_running() {
@@ -50,5 +51,50 @@ expect(t["stop_reason"] == "exited" and t["exit_code"] is None, "target %s" % t)
 PY
 }
 
+# A harness that attaches iopsample to itself (a shell here, Python's
+# iopsample.profile() likewise): iopsample runs below the process it
+# samples, and its own work, writing the rows, must not count. The shell
+# starts iowork, which reports what it did; the stop request ends the
+# episode, complete. Each source that follows the tree, both backends.
+attached_to_its_ancestor() {
+	local backend=$1
+	cat >"$WORK/harness.sh" <<EOS
+cat >"$WORK/self.yaml" <<EOY
+episode: {name: self-$backend, output_dir: $WORK/episodes}
+target: {pid: \$\$}
+sources: {proc_io: {interval: 10ms}, syscall_io: {interval: 10ms, backend: $backend},
+          taskstats: {interval: 10ms}, perf_event: {interval: 10ms, events: [task-clock]}}
+EOY
+"$IOPSAMPLE" run "$WORK/self.yaml" --quiet &
+ip=\$!
+until grep -q '"t_wall_start_ns": [0-9]' "$WORK/episodes/self-$backend/manifest.json" 2>/dev/null; do sleep 0.01; done
+"$IOWORK" --rounds 30 --pause-ms 5 --threads 2 --children 1 --tag $TAG >"$WORK/iowork-$backend.out"
+kill -USR1 \$ip
+wait \$ip
+EOS
+	bash "$WORK/harness.sh" || { echo "exit $?"; return 1; }
+	episode_py "$WORK/episodes/self-$backend" "$WORK/iowork-$backend.out" <<'PY'
+import json, sys
+from epi import expect
+did = json.load(open(sys.argv[2]))
+m = ep.manifest
+expect(m["status"] == "complete" and m["target"]["stop_reason"] == "requested", "%s %s" % (m["status"], m["target"]))
+expect(all(s["status"] == "ok" for s in m["sources"].values()), "sources %s" % m["sources"])
+def total(src, f):
+    return sum(r[f] for r in ep.rows[src])
+# the shell's writes: none (iowork's output goes straight to its file)
+for f in ("wchar", "syscw"):
+    expect(total("proc_io", f) == did[f], "proc_io %s %d, iowork %d" % (f, total("proc_io", f), did[f]))
+expect(total("syscall_io", "write_bytes") == did["wchar"] and total("syscall_io", "write_calls") == did["syscw"],
+       "syscall_io %d B in %d calls, iowork %d in %d" % (total("syscall_io", "write_bytes"),
+       total("syscall_io", "write_calls"), did["wchar"], did["syscw"]))
+expect(total("taskstats", "write_bytes") == total("proc_io", "write_bytes"), "taskstats write_bytes")
+# the shell, iowork, its child and grandchild at most: never iopsample's processes
+expect(max(r["nprocs"] for r in ep.rows["proc_io"]) <= 4, "nprocs %d" % max(r["nprocs"] for r in ep.rows["proc_io"]))
+PY
+}
+
 check attach_samples_and_leaves_the_process_running attach_and_leave_running
+check attached_to_its_own_ancestor_counts_not_itself_ebpf attached_to_its_ancestor ebpf
+check attached_to_its_own_ancestor_counts_not_itself_ptrace attached_to_its_ancestor ptrace
 check attach_ends_when_the_process_exits attached_process_exits

@@ -279,6 +279,51 @@ TEST(attach_mode_child_reaped_inside)
 	EXPECT_EQ(settled_commit(NULL), 11);
 }
 
+/* iowork's --children: a child C of M reaps its own child G, M reaps C,
+ * and the root P reaps M, each parent after its child. */
+static void attached_chain(void)
+{
+	start(P, false);
+	tick();
+	see(P, 1, 'S', 0), see(R, P, 'S', 0), see(C, R, 'S', 0), see(G, C, 'S', 0);
+	settled_commit(NULL);
+	tick();
+	see(P, 1, 'S', 1), see(R, P, 'S', 10), see(C, R, 'S', 20), see(G, C, 'S', 40);
+	EXPECT_EQ(settled_commit(NULL), 71);
+}
+
+TEST(attach_mode_a_zombie_parent_holds_what_it_reaped)
+{
+	attached_chain();
+	/* G (45 in all) reaped by C, C (25 + 45) reaped by R, and R exited
+	 * (12 + 70) before P reaped it: R's zombie holds all three */
+	tick();
+	see(P, 1, 'S', 1), see(R, P, 'Z', 82);
+	EXPECT_EQ(pass(), 0);
+	next_pass();
+	see(P, 1, 'S', 1), see(R, P, 'Z', 82);
+	EXPECT_EQ(settled_commit(NULL), 12); /* 2 + 5 + 5 more, each once */
+	tick(); /* P reaps R */
+	see(P, 1, 'S', 83);
+	EXPECT_EQ(pass(), 0);
+	next_pass();
+	see(P, 1, 'S', 83);
+	EXPECT_EQ(settled_commit(NULL), 0);
+}
+
+TEST(attach_mode_a_chain_reaped_within_one_tick_is_inside)
+{
+	attached_chain();
+	/* all three gone in one tick, the root holding them through its reap
+	 * of R, which held C's, which held G's */
+	tick();
+	see(P, 1, 'S', 1 + 12 + 25 + 45);
+	EXPECT_EQ(pass(), 0);
+	next_pass();
+	see(P, 1, 'S', 83);
+	EXPECT_EQ(settled_commit(NULL), 12);
+}
+
 TEST(a_reused_pid_is_another_process)
 {
 	start(K, true);

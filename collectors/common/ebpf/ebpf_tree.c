@@ -46,7 +46,8 @@ static int join(struct ebpf_tree *t, pid_t pid, pid_t parent)
 	return 0;
 }
 
-int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct errbuf *why)
+int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, pid_t skip,
+		   struct errbuf *why)
 {
 	int r = join(t, root, 0);
 	if (r <= 0)
@@ -57,9 +58,11 @@ int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct err
 		return 0;
 
 	struct pid_list members = {0}, kids = {0};
-	struct pidmap joined = {0}; /* members, to look up */
+	struct pidmap joined = {0}; /* members, to look up; skip, as if it were one */
 	r = pid_list_add(&members, root);
 	if (r == 0 && (r = pidmap_add(&joined, root, 0)) > 0)
+		r = 0;
+	if (r == 0 && skip > 0 && (r = pidmap_add(&joined, skip, 0)) > 0)
 		r = 0;
 	for (bool grew = true; grew && r == 0;) {
 		grew = false;

@@ -19,12 +19,13 @@ struct ebpf_tree {
 int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *overflow,
 		   struct errbuf *why);
 /* Puts root into the tree and, with descendants, every process below it
- * that runs now (attach mode: each found under its parent, again until a
- * pass finds nothing new; the fork program follows from there). Call it
- * after the programs are attached. A process is kept only if it is still
- * the same one after it went in, so a pid that died and was reused
- * meanwhile never counts a stranger. -ESRCH when root is gone. */
-int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, struct errbuf *why);
+ * that runs now but skip and its own (attach mode: each found under its
+ * parent, again until a pass finds nothing new; the fork program follows
+ * from there). Call it after the programs are attached. A process is kept
+ * only if it is still the same one after it went in, so a pid that died and
+ * was reused meanwhile never counts a stranger. -ESRCH when root is gone. */
+int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, pid_t skip,
+		   struct errbuf *why);
 /* 0, or -ENOSPC when a fork found the map full (the tree lost a process). */
 int ebpf_tree_check(const struct ebpf_tree *t, struct errbuf *why);
 
