@@ -30,6 +30,7 @@ void sio_record(struct sio_counts *c, const struct sio_call *call)
 			if (!(call->sides & (1u << d)))
 				continue;
 			bump(&c->hist[d][log2_bucket(call->bytes)], 1);
+			bump(&c->kind_calls[d][call->kind[d]], 1);
 			bump(&c->kind_bytes[d][call->kind[d]], call->bytes);
 			if (call->timed) {
 				bump(&c->time_hist[d][t], 1);
@@ -64,6 +65,8 @@ void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
 			copy(out->time_hist[d], c->time_hist[d], SIO_HIST_BUCKETS);
 		copy(out->side_time_ns, c->side_time_ns, 2);
 		copy(&out->untimed, &c->untimed, 1);
+		copy(out->kind_calls[0], c->kind_calls[0], SIO_KINDS);
+		copy(out->kind_calls[1], c->kind_calls[1], SIO_KINDS);
 		copy(out->kind_bytes[0], c->kind_bytes[0], SIO_KINDS);
 		copy(out->kind_bytes[1], c->kind_bytes[1], SIO_KINDS);
 		copy(out->pattern, c->pattern, SIO_PATTERNS);

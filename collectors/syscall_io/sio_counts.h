@@ -27,13 +27,14 @@ struct sio_totals {
 	uint64_t time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
 	uint64_t side_time_ns[2];          /* [enum io_dir]: its calls' time */
 	uint64_t untimed;                  /* calls whose entry was not seen */
-	uint64_t kind_bytes[2][SIO_KINDS]; /* [enum io_dir][enum sio_kind] */
+	uint64_t kind_calls[2][SIO_KINDS]; /* [enum io_dir][enum sio_kind] */
+	uint64_t kind_bytes[2][SIO_KINDS];
 	uint64_t pattern[SIO_PATTERNS];    /* [enum sio_pattern] */
 };
 
 /* A side's calls and bytes (enum io_dir): every call that counts on a side
- * is in one bucket of its histogram and one kind of its bytes, so these are
- * sums, not counters of their own (one update less per side of a call). */
+ * is in one bucket of its histogram and one kind, so these are sums, not
+ * counters of their own (one update less per side of a call). */
 static inline uint64_t sio_side_calls(const struct sio_totals *t, int d)
 {
 	uint64_t n = 0;
@@ -61,6 +62,7 @@ struct sio_counts {
 	_Atomic uint64_t time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
 	_Atomic uint64_t side_time_ns[2];
 	_Atomic uint64_t untimed;
+	_Atomic uint64_t kind_calls[2][SIO_KINDS];
 	_Atomic uint64_t kind_bytes[2][SIO_KINDS];
 	_Atomic uint64_t pattern[SIO_PATTERNS];
 };

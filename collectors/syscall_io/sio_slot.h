@@ -14,7 +14,7 @@
 
 /* One CPU's counts since the program was loaded, by counted syscall (config
  * order: calls, bytes, errors and time), and by side (enum io_dir): the
- * size and time histograms, the time and the bytes by kind of descriptor
+ * size and time histograms, the time, the calls and the bytes by kind of descriptor
  * (a side's calls and bytes are sums). Laid out as struct sio_totals after the
  * sequence words. Only ever added to: the sampler takes differences. */
 struct sio_slot {
@@ -27,6 +27,7 @@ struct sio_slot {
 	__u64 time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
 	__u64 side_time_ns[2];
 	__u64 untimed;
+	__u64 kind_calls[2][SIO_KINDS];
 	__u64 kind_bytes[2][SIO_KINDS];
 	__u64 pattern[SIO_PATTERNS];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));

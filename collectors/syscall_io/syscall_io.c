@@ -32,7 +32,7 @@ struct syscall_io {
 	 * aio and io_uring: requests, not calls) */
 	json_t *by[SIO_MAX_SYSCALLS][4];
 	bool meta[SIO_MAX_SYSCALLS]; /* a metadata syscall */
-	json_t *by_kind[SIO_KINDS][2];   /* read_bytes, write_bytes */
+	json_t *by_kind[SIO_KINDS][2][2]; /* [kind][dir]: calls, bytes */
 	json_t *pattern[SIO_PATTERNS];   /* NULL (and null in the row) when unseen */
 };
 
@@ -281,8 +281,10 @@ static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_
 	for (int k = 0; k < SIO_KINDS; k++) {
 		json_t *one = json_object();
 		for (int d = IO_READ; d <= IO_WRITE; d++) {
+			snprintf(key, sizeof(key), "%s_calls", dir_name[d]);
+			json_object_set_new(one, key, s->by_kind[k][d][0] = json_integer(0));
 			snprintf(key, sizeof(key), "%s_bytes", dir_name[d]);
-			json_object_set_new(one, key, s->by_kind[k][d] = json_integer(0));
+			json_object_set_new(one, key, s->by_kind[k][d][1] = json_integer(0));
 		}
 		json_object_set_new(kinds, kind_names[k], one);
 	}
@@ -377,9 +379,12 @@ static int sio_sample(void *state, struct errbuf *why)
 		json_integer_set(s->time[d], (json_int_t)(now.side_time_ns[d] - s->prev.side_time_ns[d]));
 		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
 			json_integer_set(s->hist[d][b], (json_int_t)(now.hist[d][b] - s->prev.hist[d][b]));
-		for (int k = 0; k < SIO_KINDS; k++)
-			json_integer_set(s->by_kind[k][d],
+		for (int k = 0; k < SIO_KINDS; k++) {
+			json_integer_set(s->by_kind[k][d][0],
+					 (json_int_t)(now.kind_calls[d][k] - s->prev.kind_calls[d][k]));
+			json_integer_set(s->by_kind[k][d][1],
 					 (json_int_t)(now.kind_bytes[d][k] - s->prev.kind_bytes[d][k]));
+		}
 	}
 	json_integer_set(s->errors, (json_int_t)errors);
 	for (int p = 0; p < SIO_PATTERNS && s->pattern[p]; p++)

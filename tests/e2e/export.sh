@@ -431,9 +431,9 @@ print(m.group(1) if m else "", end="")' "$doc" "$1"
 	(cd "$dir" && block python >example.py && "$PY" - <<'PY'
 exec(open("example.py").read())
 cols = list(pd.read_csv("cells.csv", nrows=0).columns)
-assert len(cols) == 418, "%d columns, the doc says 418" % len(cols)
+assert len(cols) == 432, "%d columns, the doc says 432" % len(cols)
 assert list(X_deploy.columns) and all(c.startswith("proc_io.") for c in X_deploy.columns), list(X_deploy.columns)
-assert len(X_deploy.columns) == 8 and len(X_oracle.columns) == 406, (len(X_deploy.columns), len(X_oracle.columns))
+assert len(X_deploy.columns) == 8 and len(X_oracle.columns) == 420, (len(X_deploy.columns), len(X_oracle.columns))
 assert all(c.startswith(("syscall_io.", "perf_event.")) for c in X_oracle.columns)
 assert str(cells["episode"].dtype) == "string" and set(cells["episode"]) == {"qs-1", "qs-2"}
 print("worked example: %d rows; deployable %d columns, oracle %d" % (len(cells), len(X_deploy.columns), len(X_oracle.columns)))

@@ -106,6 +106,12 @@ TEST(record_sorts_calls_bytes_errors_sides_and_kinds)
 	EXPECT_EQ(t.kind_bytes[IO_READ][SIO_KIND_PIPE], 0);
 	EXPECT_EQ(t.kind_bytes[IO_WRITE][SIO_KIND_SOCKET], 400);
 	EXPECT_EQ(t.kind_bytes[IO_WRITE][SIO_KIND_UNKNOWN], 0);
+	/* the calls by kind: the failed write counts on no side */
+	EXPECT_EQ(t.kind_calls[IO_READ][SIO_KIND_FILE], 2);
+	EXPECT_EQ(t.kind_calls[IO_READ][SIO_KIND_PIPE], 1);
+	EXPECT_EQ(t.kind_calls[IO_WRITE][SIO_KIND_SOCKET], 2);
+	EXPECT_EQ(t.kind_calls[IO_WRITE][SIO_KIND_FILE], 0);
+	EXPECT_EQ(t.kind_calls[IO_WRITE][SIO_KIND_UNKNOWN], 0);
 }
 
 TEST(kinds_come_from_the_inode_type)

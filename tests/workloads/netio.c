@@ -16,7 +16,7 @@
  * syscall(2), and its result counted as syscall_io documents it
  * (docs/data-model.md): by syscall (calls, bytes, errors); by side, where
  * sendfile, splice, tee and copy_file_range count on both; and each side's
- * bytes by the kind of descriptor it went through (file, pipe, socket).
+ * calls and bytes by the kind of descriptor it went through (file, pipe, socket).
  *
  * The report goes to --report FILE through mmap, and the program is linked
  * statically: no read or write but the counted ones. --dir is where its
@@ -56,7 +56,7 @@ static const char *const kind_names[NKINDS] = {"file", "pipe", "socket"};
 static struct {
 	unsigned long long calls[NSYS], bytes[NSYS], errors[NSYS];
 	unsigned long long side_calls[2], side_bytes[2];
-	unsigned long long kind_bytes[2][NKINDS];
+	unsigned long long kind_calls[2][NKINDS], kind_bytes[2][NKINDS];
 } cnt;
 
 static void die(const char *what)
@@ -80,6 +80,7 @@ static long note(enum sys s, long r, enum side sides, enum kind rk, enum kind wk
 			continue;
 		cnt.side_calls[d]++;
 		cnt.side_bytes[d] += (unsigned long long)r;
+		cnt.kind_calls[d][d ? wk : rk]++;
 		cnt.kind_bytes[d][d ? wk : rk] += (unsigned long long)r;
 	}
 	return r;
@@ -300,9 +301,10 @@ static void write_report(const char *path)
 			      cnt.side_calls[0], cnt.side_bytes[0], cnt.side_calls[1], cnt.side_bytes[1]);
 	for (int k = 0; k < NKINDS; k++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n,
-				      "%s\"%s\": {\"read_bytes\": %llu, \"write_bytes\": %llu}",
-				      k ? ", " : "", kind_names[k], cnt.kind_bytes[0][k],
-				      cnt.kind_bytes[1][k]);
+				      "%s\"%s\": {\"read_calls\": %llu, \"read_bytes\": %llu, "
+				      "\"write_calls\": %llu, \"write_bytes\": %llu}",
+				      k ? ", " : "", kind_names[k], cnt.kind_calls[0][k], cnt.kind_bytes[0][k],
+				      cnt.kind_calls[1][k], cnt.kind_bytes[1][k]);
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "}}\n");
 	mmap_report(path, text, n); /* not one of the writes it reports */
 }

@@ -108,6 +108,9 @@ def fio_matches(ep, job, engine):
         got = sum(r["by_kind"]["blockdev"][side + "_bytes"] for r in rows)
         want = 0 if blind else job[side]["io_bytes"]
         expect(got == want, "%s, %s: blockdev %s_bytes %d, expected %d" % (engine, backend, side, got, want))
+        got = sum(r["by_kind"]["blockdev"][side + "_calls"] for r in rows)
+        want = 0 if blind else job[side]["total_ios"]
+        expect(got == want, "%s, %s: blockdev %s_calls %d, fio's requests %d" % (engine, backend, side, got, want))
     ios = job["read"]["total_ios"] + job["write"]["total_ios"]
     reap = int(job["job options"].get("iodepth_batch_complete_min", "1"))
     expect(ios >= reap, "%d requests, fewer than one reap of %d" % (ios, reap))
@@ -137,7 +140,7 @@ def netio_matches(ep, w):
     for f in ("read_calls", "read_bytes", "write_calls", "write_bytes"):
         expect(ep.total("syscall_io", f) == w[f], "%s: episode %d, workload %d" % (f, ep.total("syscall_io", f), w[f]))
     for k in rows[0]["by_kind"].keys():
-        for f in ("read_bytes", "write_bytes"):
+        for f in ("read_calls", "read_bytes", "write_calls", "write_bytes"):
             got = sum(r["by_kind"][k][f] for r in rows)
             want = w["by_kind"].get(k, {}).get(f, 0)
             expect(got == want, "by_kind %s %s: episode %d, workload %d" % (k, f, got, want))
@@ -145,6 +148,8 @@ def netio_matches(ep, w):
         for d in ("read", "write"):
             expect(sum(r[d + "_size_hist"]) == r[d + "_calls"], "row %d: %s_size_hist" % (i, d))
             expect(sum(v[d + "_bytes"] for v in r["by_kind"].values()) == r[d + "_bytes"], "row %d: by_kind %s" % (i, d))
+            expect(sum(v[d + "_calls"] for v in r["by_kind"].values()) == r[d + "_calls"],
+                   "row %d: by_kind %s calls" % (i, d))
     return "%s: %d calls, %d B read, %d B written, %d errors, equal by syscall, side and kind (socket %d/%d, pipe %d/%d, file %d/%d)" % (
         ep.manifest["sources"]["syscall_io"]["backend"], sum(v["calls"] for v in w["syscalls"].values()),
         w["read_bytes"], w["write_bytes"], sum(v["errors"] for v in w["syscalls"].values()),
