@@ -29,11 +29,16 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # fio (ground truth for syscall_io's aio and io_uring), and Dask with zstandard
 # (docs/recipes/dask_export.py run on a LocalCluster against export), and
 # QEMU with busybox-static and cpio (the kernel matrix: Debian's kernels
-# booted with this build, tests/e2e/kernels.sh), and libfuse3 (tests/workloads/slowdisk:
-# a disk whose requests stay in flight, under a loop device)
+# booted with this build, tests/e2e/kernels.sh), libfuse3 (tests/workloads/slowdisk:
+# a disk whose requests stay in flight, under a loop device), and what the
+# Python package's tests run: pytest, IPython, a Jupyter kernel (ipykernel)
+# that nbclient drives through docs/notebooks/quickstart.ipynb, matplotlib,
+# and venv (pip install ./python into a fresh one, offline)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
-	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db
+	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db \
+	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
+	python3-venv
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -247,6 +252,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)
 	/usr/bin/python3 bench/report.py $(BUILD)
 	/usr/bin/python3 bench/scale.py $(BUILD)
 	/usr/bin/python3 bench/dask_export.py $(BUILD)
+	/usr/bin/python3 bench/python.py $(BUILD)
 
 # `make install` puts what a user runs and reads under PREFIX (in DESTDIR,
 # for a package); `make uninstall` takes the same files away.
@@ -261,6 +267,14 @@ INSTALL_EXAMPLES := $(notdir $(wildcard config/examples/*))
 INSTALL_DOCS := README.md $(wildcard docs/*.md)
 INSTALL_IMAGES := $(notdir $(wildcard docs/images/*))
 INSTALL_RECIPES := $(notdir $(wildcard docs/recipes/*))
+INSTALL_NOTEBOOKS := quickstart.ipynb
+# The Python package (python/iopsample), where Debian's python3 finds it:
+# PREFIX/lib/python3/dist-packages for /usr (a package's place), else
+# PREFIX/lib/python3.X/dist-packages (/usr/local's, which Debian's python3.X
+# reads; a plain python3 folder there is read by none). PYTHONDIR overrides.
+PYTHON_MODULES := __init__ binary display episode errors frames magic runner
+PYTHON_VERSION = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 
 install: $(BUILD)/iopsample
 	install -D -m 755 $(BUILD)/iopsample $(DESTDIR)$(BINDIR)/iopsample
@@ -274,6 +288,8 @@ install: $(BUILD)/iopsample
 	install -D -m 644 man/iopsample.1 $(DESTDIR)$(MANDIR)/man1/iopsample.1
 	install -D -m 644 man/iopsample-episode.5 $(DESTDIR)$(MANDIR)/man5/iopsample-episode.5
 	install -D -m 644 completion/iopsample.bash $(DESTDIR)$(COMPLETIONDIR)/iopsample
+	install -D -m 644 -t $(DESTDIR)$(DOCDIR)/notebooks $(addprefix docs/notebooks/,$(INSTALL_NOTEBOOKS))
+	install -D -m 644 -t $(DESTDIR)$(PYTHONDIR)/iopsample $(PYTHON_MODULES:%=python/iopsample/%.py)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iopsample $(DESTDIR)$(COMPLETIONDIR)/iopsample \
@@ -282,20 +298,24 @@ uninstall:
 		$(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(INSTALL_EXAMPLES)) \
 		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS))) \
 		$(addprefix $(DESTDIR)$(DOCDIR)/images/,$(INSTALL_IMAGES)) \
-		$(addprefix $(DESTDIR)$(DOCDIR)/recipes/,$(INSTALL_RECIPES))
+		$(addprefix $(DESTDIR)$(DOCDIR)/recipes/,$(INSTALL_RECIPES)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/notebooks/,$(INSTALL_NOTEBOOKS)) \
+		$(PYTHON_MODULES:%=$(DESTDIR)$(PYTHONDIR)/iopsample/%.py)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/iopsample/__pycache__
 	-rmdir $(DESTDIR)$(SHAREDIR)/schema $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(SHAREDIR) \
-		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes $(DESTDIR)$(DOCDIR) 2>/dev/null
+		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes $(DESTDIR)$(DOCDIR)/notebooks \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYTHONDIR)/iopsample 2>/dev/null
 
-# A Debian package of the tree as it is (in a checkout, the files git
-# tracks; else all but build/), built by dpkg-buildpackage from debian/ in
-# $(BUILD)/deb, and checked by lintian.
+# The Debian packages of the tree as it is (in a checkout, the files git
+# tracks; else all but build/), iopsample and python3-iopsample, built by
+# dpkg-buildpackage from debian/ in $(BUILD)/deb, and checked by lintian.
 deb: | $(BUILD)/.build-deps
-	@tools/install-deps debhelper lintian dpkg-dev
+	@tools/install-deps debhelper dh-python lintian dpkg-dev
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/iopsample
 	{ git ls-files -z 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print0; } | \
 		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/iopsample
 	cd $(BUILD)/deb/iopsample && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -20 ../build.log; exit 1; }
-	lintian --fail-on error $(BUILD)/deb/iopsample_*.deb
+	lintian --fail-on error,warning $(BUILD)/deb/iopsample_*.deb $(BUILD)/deb/python3-iopsample_*.deb
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,8 @@
 # Installed as users install C tools (issue 38): `make install` into a
 # DESTDIR and `make uninstall` out of it, the man pages, the bash
-# completion, and a recipe that finds no iopsample.
+# completion, and a recipe that finds no iopsample. The Python package
+# (issue 41): where Debian's python3 finds it, pip-installed offline into a
+# fresh venv, and python3-iopsample beside iopsample from `make deb`.
 . "$(dirname "$0")/lib/common.sh"
 
 ROOT=$(cd "$TESTS/.." && pwd)
@@ -19,6 +21,13 @@ installed_tree() {
 		[ -s "$DEST/usr/$f" ] || missing="$missing $f"
 	done
 	[ -z "$missing" ] || { echo "not installed:$missing"; return 1; }
+	# every module of the package, imported by Debian's python3 from there
+	local pkg=$DEST/usr/lib/python3/dist-packages/iopsample
+	[ "$(cd "$pkg" 2>/dev/null && ls *.py)" = "$(cd "$ROOT/python/iopsample" && ls *.py)" ] ||
+		{ echo "python modules installed: $(ls "$pkg" 2>&1 | tr '\n' ' ')"; return 1; }
+	(cd / && PYTHONPATH=$DEST/usr/lib/python3/dist-packages /usr/bin/python3 -c \
+		'import iopsample, iopsample.magic, sys; assert iopsample.__file__.startswith(sys.argv[1]), iopsample.__file__' "$pkg") ||
+		{ echo "the installed package does not import"; return 1; }
 	local schemas
 	schemas=$(ls "$DEST/usr/share/iopsample/schema" | wc -l)
 	[ "$schemas" = "$(ls "$ROOT"/schema/*.json | wc -l)" ] || { echo "$schemas schemas installed"; return 1; }
@@ -101,14 +110,15 @@ recipe_without_iopsample() {
 debian_package() (
 	command -v dpkg >/dev/null || { echo "no dpkg"; exit 1; }
 	! dpkg -s iopsample >/dev/null 2>&1 || { echo "an iopsample package is installed already"; exit 1; }
-	trap 'dpkg -r iopsample >/dev/null 2>&1' EXIT
+	! dpkg -s python3-iopsample >/dev/null 2>&1 || { echo "a python3-iopsample package is installed already"; exit 1; }
+	trap 'dpkg -r python3-iopsample iopsample >/dev/null 2>&1' EXIT
 	make -s -C "$ROOT" deb BUILD="$BUILD" >"$WORK/deb.log" 2>&1 || { echo "make deb: $(tail -5 "$WORK/deb.log")"; exit 1; }
-	local deb tags
-	deb=$(ls "$BUILD"/deb/iopsample_*_*.deb) || exit 1
-	tags=$(lintian "$deb" 2>/dev/null)
-	echo "$(basename "$deb"): lintian: $(printf '%s\n' "$tags" | grep -c '^E:') errors, $(printf '%s\n' "$tags" | grep -c '^W:') warnings"
-	! printf '%s\n' "$tags" | grep -q '^E:' || { printf '%s\n' "$tags" | head -5; exit 1; }
-	dpkg -i "$deb" >"$WORK/dpkg.log" 2>&1 || { echo "dpkg -i: $(tail -3 "$WORK/dpkg.log")"; exit 1; }
+	local deb pydeb tags
+	deb=$(ls "$BUILD"/deb/iopsample_*_*.deb) && pydeb=$(ls "$BUILD"/deb/python3-iopsample_*_all.deb) || exit 1
+	tags=$(lintian "$deb" "$pydeb" 2>/dev/null)
+	echo "$(basename "$deb") $(basename "$pydeb"): lintian: $(printf '%s\n' "$tags" | grep -c '^E:') errors, $(printf '%s\n' "$tags" | grep -c '^W:') warnings"
+	! printf '%s\n' "$tags" | grep -q '^[EW]:' || { printf '%s\n' "$tags" | head -5; exit 1; }
+	dpkg -i "$deb" "$pydeb" >"$WORK/dpkg.log" 2>&1 || { echo "dpkg -i: $(tail -3 "$WORK/dpkg.log")"; exit 1; }
 	cat >"$WORK/deb.yaml" <<EOY
 episode: {name: deb, output_dir: $WORK/episodes}
 target: {command: [true]}
@@ -119,11 +129,65 @@ EOY
 		{ echo "not installed as a package installs it"; exit 1; }
 	/usr/bin/python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); assert m["status"] == "complete", m["status"]' \
 		"$WORK/episodes/deb/manifest.json" || exit 1
-	dpkg -r iopsample >/dev/null 2>&1 && [ ! -e /usr/bin/iopsample ] || { echo "dpkg -r"; exit 1; }
-	echo "installed with dpkg -i, ran an episode from PATH, removed"
+	# the Python package from Debian's python3, and a %%iops cell in IPython
+	(cd / && env -i PATH=/usr/bin:/bin /usr/bin/python3 -c 'import iopsample; print(iopsample.__file__)') |
+		grep -qx /usr/lib/python3/dist-packages/iopsample/__init__.py || { echo "import iopsample"; exit 1; }
+	local cell="%%iops --sources proc_io,syscall_io
+with open('$WORK/cell.out', 'wb', buffering=0) as f:
+    for _ in range(7):
+        f.write(b'd' * 3000)"
+	(cd "$WORK" && env -i PATH=/usr/bin:/bin HOME="$WORK" /usr/bin/python3 -m IPython --no-banner --colors=NoColor \
+		--ext iopsample -c "$cell") >"$WORK/cell.txt" 2>&1 || { echo "ipython: $(tail -3 "$WORK/cell.txt")"; exit 1; }
+	grep -q '^Bytes Written: *20.51 KiB (21,000 bytes)$' "$WORK/cell.txt" && grep -q '^Write Operations: *7$' "$WORK/cell.txt" ||
+		{ echo "the %%iops table: $(grep -E 'Bytes|Oper|Error' "$WORK/cell.txt" | tr '\n' '|')"; exit 1; }
+	dpkg -r python3-iopsample iopsample >/dev/null 2>&1 && [ ! -e /usr/bin/iopsample ] &&
+		[ ! -e /usr/lib/python3/dist-packages/iopsample ] || { echo "dpkg -r"; exit 1; }
+	echo "installed with dpkg -i, ran an episode from PATH and a %%iops cell in IPython, removed"
 )
 
+# The default PREFIX, /usr/local: the package goes where Debian's
+# python3 reads /usr/local (lib/python3.X/dist-packages).
+python_under_usr_local() {
+	make -s -C "$ROOT" install BUILD="$BUILD" DESTDIR="$WORK/local" >"$WORK/local.log" 2>&1 ||
+		{ echo "make install: $(tail -2 "$WORK/local.log")"; return 1; }
+	local dir
+	dir=$(cd "$WORK/local" && ls -d usr/local/lib/python3*/dist-packages/iopsample) || return 1
+	/usr/bin/python3 -c 'import site, sys; assert "/" + sys.argv[1] in site.getsitepackages(), site.getsitepackages()' \
+		"$(dirname "$dir")" || { echo "$dir is not where /usr/bin/python3 looks"; return 1; }
+	echo "/$dir"
+}
+
+# pip install ./python into a fresh venv with no package index at all
+# (the build backend is in the tree), then import iopsample from outside
+# the tree; rows() works there with no pandas.
+pip_into_a_venv() {
+	/usr/bin/python3 -m venv "$WORK/venv" || return 1
+	"$WORK/venv/bin/pip" install --no-index --no-cache-dir "$ROOT/python" >"$WORK/pip.log" 2>&1 ||
+		{ echo "pip install: $(tail -3 "$WORK/pip.log")"; return 1; }
+	printf 'episode: {name: v, output_dir: %s}\ntarget: {command: [true]}\nsources: {proc_io: {interval: 10ms}}\n' \
+		"$WORK/episodes" >"$WORK/v.yaml"
+	(cd / && IOPSAMPLE=$IOPSAMPLE "$WORK/venv/bin/python" - "$WORK" <<'PY') || return 1
+import sys, iopsample
+assert iopsample.__file__.startswith(sys.argv[1] + "/venv/"), iopsample.__file__
+ep = iopsample.run(sys.argv[1] + "/v.yaml")
+assert ep.status == "complete" and ep.rows("proc_io")[-1]["final"], ep
+try:
+    import pandas
+    raise SystemExit("pandas in a fresh venv")
+except ImportError:
+    pass
+try:
+    ep.frame("proc_io")
+    raise SystemExit("frame() without pandas")
+except ImportError as e:
+    assert "python3-pandas" in str(e), e
+print("imported from", iopsample.__file__)
+PY
+}
+
 check make_install_and_uninstall_into_a_destdir installed_tree
+check python_package_under_usr_local_is_on_pythons_path python_under_usr_local
+check pip_install_offline_into_a_fresh_venv pip_into_a_venv
 check debian_package_builds_clean_installs_and_runs debian_package
 check man_pages_are_clean_and_complete man_pages
 check bash_completion_completes_iopsample completion

@@ -1,0 +1,34 @@
+"""iopsample from Python: episodes as data, runs from a harness, and the
+%iops / %%iops magics for IPython and Jupyter.
+
+    import iopsample
+    ep = iopsample.run("episode.yaml")              # a path, YAML text or a dict
+    with iopsample.profile(sources=["proc_io", "syscall_io"]) as ep:
+        ...                                         # this process, for the block
+    ep.frame("syscall_io")                          # pandas, one row an interval
+    ep.grid(interval="50ms"); ep.compare(); ep.report("r.html")
+    iopsample.load_many(paths)                      # stacked, with an `episode` column
+
+    %load_ext iopsample                             # then %iops / %%iops
+
+The package drives the iopsample binary ($IOPSAMPLE, else PATH, else the
+build beside this source tree) and re-computes nothing it computes."""
+from .binary import find as find_binary
+from .episode import Episode, load_many
+from .errors import (BinaryNotFoundError, ConfigError, CorruptEpisodeError, EpisodeError, EpisodeNotFoundError,
+                     IopsampleError, ManifestError, SourceUnavailableError, TruncatedFileError,
+                     UnknownSourceError)
+from .runner import profile, run
+
+__version__ = "0.1.0"
+
+__all__ = ["Episode", "load_many", "run", "profile", "find_binary", "IopsampleError", "BinaryNotFoundError",
+           "EpisodeNotFoundError", "ManifestError", "UnknownSourceError", "SourceUnavailableError",
+           "TruncatedFileError", "CorruptEpisodeError", "EpisodeError", "ConfigError"]
+
+
+def load_ipython_extension(ipython):
+    """%load_ext iopsample: registers %iops and %%iops."""
+    from .magic import IopsMagics
+
+    ipython.register_magics(IopsMagics)

@@ -1,0 +1,204 @@
+"""An episode directory as data: its manifest, each source's rows as dicts
+or as a pandas frame, and what the binary's reading commands make of it
+(export's grid, compare's figures, the report), after pydarshan's report
+object over one log."""
+import io
+import json
+import os
+import subprocess
+
+from . import binary, frames
+from .errors import (EpisodeError, EpisodeNotFoundError, ManifestError, SourceUnavailableError,
+                     TruncatedFileError, UnknownSourceError)
+
+# A source's file has been written up to where its writer stands: a cut
+# there is where the episode stopped, not damage.
+_STILL_OR_NEVER_ENDED = ("running", "failed")
+
+
+class Episode:
+    """One episode directory, as `iopsample run` wrote it.
+
+    >>> ep = Episode("episodes/first")
+    >>> ep.status, ep.sources
+    ('complete', ('proc_io', 'syscall_io'))
+    >>> ep.frame("syscall_io")["write_bytes"].sum()
+    """
+
+    def __init__(self, path):
+        self.path = os.path.abspath(os.fspath(path))
+        if not os.path.isdir(self.path):
+            raise EpisodeNotFoundError("%s: no such episode directory (an episode is the directory "
+                                       "`iopsample run` made: <output_dir>/<name>)" % path)
+        self._manifest = None
+        self._read_manifest()
+
+    @classmethod
+    def _unread(cls, path):
+        """An episode whose manifest is read when first asked for: profile()'s,
+        which must not touch a file while its block is sampled."""
+        ep = cls.__new__(cls)
+        ep.path, ep._manifest = path, None
+        return ep
+
+    def _read_manifest(self):
+        mpath = os.path.join(self.path, "manifest.json")
+        try:
+            with open(mpath, encoding="utf-8") as f:
+                m = json.load(f)
+        except FileNotFoundError:
+            raise EpisodeNotFoundError("%s: not an episode: it has no manifest.json (is it the "
+                                       "episode's own directory, <output_dir>/<name>?)" % self.path) from None
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ManifestError("%s: not a JSON manifest: %s (iopsample writes it whole, with a "
+                                "rename: a damaged one was changed after)" % (mpath, e)) from None
+        if not isinstance(m, dict) or not isinstance(m.get("sources"), dict) or "status" not in m:
+            raise ManifestError("%s: not an iopsample manifest: no status or sources "
+                                "(`iopsample validate %s` says more)" % (mpath, self.path))
+        self._manifest = m
+
+    # ---- what the manifest says --------------------------------------------
+
+    @property
+    def manifest(self):
+        """manifest.json as a dict; read again while the episode runs."""
+        if self._manifest is None or self._manifest.get("status") == "running":
+            self._read_manifest()
+        return self._manifest
+
+    @property
+    def name(self):
+        return self.manifest.get("episode")
+
+    @property
+    def status(self):
+        """running, complete, interrupted or failed."""
+        return self.manifest["status"]
+
+    @property
+    def sources(self):
+        """The episode's sources, in the manifest's order (unavailable ones too)."""
+        return tuple(self.manifest["sources"])
+
+    def __repr__(self):
+        return "Episode(%r: %s, %s)" % (self.path, self.status, ", ".join(self.sources) or "no sources")
+
+    def _source(self, source):
+        entry = self.manifest["sources"].get(source)
+        if entry is None:
+            raise UnknownSourceError("%s has no source %r; it has: %s" % (
+                self.path, source, ", ".join(self.sources) or "none"))
+        if not entry.get("file"):
+            raise SourceUnavailableError("%s: source %s wrote no rows (%s: %s)" % (
+                self.path, source, entry.get("status"), entry.get("error") or "no reason given"))
+        return entry
+
+    # ---- rows ----------------------------------------------------------------
+
+    def rows(self, source):
+        """The source's rows as dicts, plain or zstd (through `iopsample cat`)."""
+        entry = self._source(source)
+        path = os.path.join(self.path, entry["file"])
+        proc = subprocess.run([binary.find(), "cat", path], capture_output=True)
+        said = binary.first_message(proc.stderr.decode("utf-8", "replace"))
+        if proc.returncode == binary.EX_NOINPUT:
+            raise EpisodeNotFoundError(said)
+        try:
+            rows = [json.loads(line) for line in io.BytesIO(proc.stdout)]
+        except ValueError as e:
+            raise TruncatedFileError(path, [], "a row is not JSON: %s" % e) from None
+        cut = proc.returncode == binary.EX_DATAERR or (proc.returncode == 0 and said)
+        if cut and self.status not in _STILL_OR_NEVER_ENDED:
+            raise TruncatedFileError(path, rows, said)
+        if proc.returncode not in (0, binary.EX_DATAERR):
+            raise EpisodeError(proc.returncode, said, what="iopsample cat")
+        return rows
+
+    def frame(self, source):
+        """The source's rows as a pandas DataFrame, one row per interval,
+        indexed by t_mono_ns; nested objects as dotted columns
+        (by_syscall.read.bytes), each histogram one column of lists."""
+        rows = self.rows(source)
+        return frames.frame(rows, os.path.join(self.path, self._source(source)["file"]),
+                            lambda: self._dtypes(source))
+
+    def _dtypes(self, source):
+        """The pandas dtype of each field of source's rows, from its schema."""
+        return json.loads(binary.run(["schema", "--columns", source, "--dialect", "dask", self.path],
+                                     "schema"))
+
+    # ---- what the binary's reading commands make of it -----------------------
+
+    def grid(self, interval=None, columns=None):
+        """export's one table (`iopsample export --format csv`), as pandas
+        reads it: one row per grid cell (interval: a duration such as
+        "50ms"; default the coarsest source interval), columns
+        `<source>.<field>`; columns= keeps those named (and the cell's)."""
+        return _grid([self.path], interval, columns)
+
+    def totals(self):
+        """export --episodes: the episode's facts and each field's total
+        over the whole episode by export's rules, as a dict."""
+        out = binary.run(["export", "--episodes", "--include-incomplete", "--format", "jsonl", "-o", "-",
+                          self.path], "export")
+        return json.loads(out.splitlines()[0])
+
+    def compare(self, interval=None, pairs=None):
+        """compare's figures (`iopsample compare --format json`), a row per
+        pair of a deployable field and its oracle. pairs: a pairs file."""
+        import pandas as pd
+
+        args = ["compare", self.path, "--format", "json"]
+        if interval:
+            args += ["--grid", str(interval)]
+        if pairs:
+            args += ["--pairs", os.fspath(pairs)]
+        out = json.loads(binary.run(args, "compare"))
+        return pd.DataFrame(out["pairs"])
+
+    def report(self, path):
+        """Writes the offline HTML report (`iopsample report`) to path; returns it."""
+        binary.run(["report", self.path, "-o", os.fspath(path)], "report")
+        return os.fspath(path)
+
+
+def _grid(paths, interval, columns):
+    import pandas as pd
+
+    args = ["export"] + list(paths) + ["--format", "csv", "-o", "-"]
+    if interval:
+        args += ["--grid", str(interval)]
+    text = binary.run(args, "export")
+    if not text:
+        return pd.DataFrame()
+    header = pd.read_csv(io.StringIO(text), nrows=0).columns
+    if columns is not None:
+        keep = ["episode", "t_start_ns", "t_end_ns"] + [c for c in header if c.startswith("label.")]
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise UnknownSourceError("no column %s in the grid; columns are named <source>.<field> "
+                                     "as export names them, such as %s" % (", ".join(missing), header[-1]))
+        use = keep + [c for c in columns if c not in keep]
+    else:
+        use = None
+    # docs/data-model.md, "Formats and pandas": names and labels stay text,
+    # only an empty cell is missing
+    text_cols = {c: "string" for c in header if c == "episode" or c.startswith("label.")}
+    return pd.read_csv(io.StringIO(text), dtype=text_cols, keep_default_na=False, na_values=[""],
+                       usecols=use)[use or header]
+
+
+def load_many(paths, source=None, interval=None, columns=None):
+    """Episodes stacked for a dataset, each row with its `episode`: without
+    source, export's grid of them all (one table, one grid); with source,
+    each episode's frame(source), one after the other (its rows carry the
+    episode's name)."""
+    paths = [os.fspath(p) for p in paths]
+    if source is None:
+        for p in paths:
+            Episode(p)  # a clear error for a path that is not an episode
+        return _grid(paths, interval, columns)
+    import pandas as pd
+
+    parts = [Episode(p).frame(source) for p in paths]
+    return pd.concat(parts) if parts else pd.DataFrame()

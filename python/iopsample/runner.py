@@ -1,0 +1,279 @@
+"""Running episodes from Python: run() a config to its end, or profile() a
+block of code, attached to this process.
+
+profile() talks to `iopsample run` as a service manager would: the config
+on standard input (`run -`), READY=1 on a NOTIFY_SOCKET datagram socket
+once every source samples (sd_notify(3)), and the stop request, SIGUSR1,
+which ends the episode as its duration would (status complete). Nothing
+of it is I/O the episode would count: the block's process only polls the
+socket, never reads it, and a signal is no read or write."""
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+from . import binary
+from .episode import Episode
+from .errors import ConfigError, EpisodeError
+
+DEFAULT_SOURCES = ("proc_io", "syscall_io")
+# how long profile() waits for the sources to start (an eBPF load can take a
+# second on a slow machine; a required source that cannot start ends sooner)
+START_TIMEOUT_S = 60
+
+PR_SET_PTRACER = 0x59616D61  # linux/prctl.h: "Yama"
+
+
+def _config_text(config):
+    """(argument for iopsample, text for its stdin or None)."""
+    if isinstance(config, dict):
+        return "-", json.dumps(config)  # JSON is YAML 1.2
+    if isinstance(config, os.PathLike):
+        return os.fspath(config), None
+    if isinstance(config, str):
+        if os.path.exists(config):
+            return config, None
+        if "\n" in config or ":" in config:
+            return "-", config
+        raise FileNotFoundError("config %r: no such file (give a path, YAML text or a dict)" % config)
+    raise TypeError("config: a path, YAML text or a dict, not %s" % type(config).__name__)
+
+
+def _yaml_scalar(value):
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _episode_args(name, output_dir, overrides):
+    """--name, --output-dir and --set KEY=VALUE for overrides given as
+    keywords, the dotted path's dots written as double underscores
+    (episode__duration="2s" is --set episode.duration=2s)."""
+    args = []
+    if name is not None:
+        args += ["--name", str(name)]
+    if output_dir is not None:
+        args += ["--output-dir", os.fspath(output_dir)]
+    for key, value in overrides.items():
+        args += ["--set", "%s=%s" % (key.replace("__", "."), _yaml_scalar(value))]
+    return args
+
+
+def _raise_for(status, stderr, episode=None):
+    message = binary.first_message(stderr)
+    if status == binary.EX_CONFIG:
+        raise ConfigError(status, message, stderr)
+    raise EpisodeError(status, message if binary.messages(stderr) else "", stderr, episode)
+
+
+def _resolve(arg, text, extra):
+    """The episode directory run would make: `iopsample check` resolves the
+    config (defaults, paths made absolute) without running anything."""
+    proc = subprocess.run([binary.find(), "check", arg] + extra, input=text, capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        _raise_for(proc.returncode, proc.stderr)
+    resolved = json.loads(proc.stdout)["episode"]
+    return os.path.join(resolved["output_dir"], resolved["name"])
+
+
+def run(config, *, name=None, output_dir=None, **overrides):
+    """Runs an episode to its end and returns its Episode.
+
+    config is a path, YAML text or a dict; name and output_dir replace the
+    config's (--name, --output-dir); other keywords are --set overrides
+    with __ for the dots: run("e.yaml", episode__duration="30s").
+    A non-zero exit raises EpisodeError (ConfigError for a refused config)
+    with the exit status and iopsample's one-line message; its .episode
+    holds what was recorded, when anything was."""
+    arg, text = _config_text(config)
+    extra = _episode_args(name, output_dir, overrides)
+    path = _resolve(arg, text, extra)
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.run([binary.find(), "run", arg, "--quiet"] + extra, input=text.encode() if text else None,
+                              stdin=None if text else subprocess.DEVNULL, stderr=err)
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    episode = Episode(path) if os.path.exists(os.path.join(path, "manifest.json")) else None
+    if proc.returncode != 0:
+        _raise_for(proc.returncode, stderr, episode)
+    return episode
+
+
+def unique_name(output_dir, stem):
+    t = time.time()
+    base = "%s-%s.%03d" % (stem, time.strftime("%Y%m%d-%H%M%S", time.localtime(t)), int(t * 1000) % 1000)
+    name, n = base, 1
+    while os.path.exists(os.path.join(output_dir, name)):
+        n += 1
+        name = "%s-%d" % (base, n)
+    return name
+
+
+def _source_configs(sources, interval, required):
+    if isinstance(sources, str):
+        sources = [s.strip() for s in sources.split(",") if s.strip()]
+    out = {}
+    for s in sources:
+        settings = dict(sources[s]) if isinstance(sources, dict) and sources[s] else {}
+        settings.setdefault("interval", interval)
+        settings.setdefault("required", required)
+        out[s] = settings
+    return out
+
+
+def _yama_scope():
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _allow_tracer(tracer_pid):
+    """Yama's ptrace_scope 1 lets a process be traced only by its
+    ancestors, or by the one it names (PR_SET_PTRACER) and that one's
+    descendants: iopsample, this process's child, traces it from a sampler
+    process of its own. Root needs no leave. Returns whether it was given."""
+    if os.geteuid() == 0 or _yama_scope() != 1:
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PTRACER, ctypes.c_ulong(tracer_pid), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PTRACER, %d): %s" % (
+            tracer_pid, os.strerror(ctypes.get_errno())))
+    return True
+
+
+def _revoke_tracer():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PTRACER, ctypes.c_ulong(0), 0, 0, 0)
+
+
+class _Attached:
+    """One `iopsample run -` attached to a process, from its start to its end."""
+
+    def __init__(self, config, path):
+        self.path = path
+        program = binary.find()
+        self.err = tempfile.TemporaryFile()
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+        address = "\0iopsample-notify-%d-%s" % (os.getpid(), os.urandom(6).hex())
+        self.notify.bind(address)
+        env = dict(os.environ, NOTIFY_SOCKET="@" + address[1:])
+        # its own session: a Ctrl-C at the terminal interrupts the block,
+        # whose end then stops the episode in order
+        self.proc = subprocess.Popen([program, "run", "-", "--quiet"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, stderr=self.err, env=env,
+                                     start_new_session=True)
+        self.pidfd = os.pidfd_open(self.proc.pid)
+        self.tracer_allowed = False
+        try:
+            if config["target"]["pid"] == os.getpid():
+                self.tracer_allowed = _allow_tracer(self.proc.pid)
+            # the config last: iopsample attaches only once it has read it all
+            self.proc.stdin.write(json.dumps(config).encode())
+            self.proc.stdin.close()
+        except BaseException:
+            self.abort()
+            raise
+
+    def wait_ready(self, timeout):
+        """Until READY=1 (True), or iopsample ends first (False)."""
+        p = select.poll()
+        p.register(self.notify, select.POLLIN)
+        p.register(self.pidfd, select.POLLIN)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("iopsample did not start sampling within %d s" % timeout)
+            for fd, _ in p.poll(left * 1000):
+                if fd == self.notify.fileno():
+                    return True
+                if fd == self.pidfd:
+                    return False
+
+    def stop(self):
+        """The stop request; iopsample's exit status."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGUSR1)
+        return self.proc.wait()
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read().decode("utf-8", "replace")
+
+    def abort(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.close()
+
+    def close(self):
+        if self.tracer_allowed:
+            _revoke_tracer()
+            self.tracer_allowed = False
+        os.close(self.pidfd)
+        self.notify.close()
+        self.err.close()
+
+
+@contextlib.contextmanager
+def profile(sources=DEFAULT_SOURCES, interval="10ms", pid=None, name=None, output_dir=None,
+            required=True):
+    """Samples this process (or pid) and its children for the block's
+    duration; yields the Episode, which ends `complete` with the block.
+
+        with iopsample.profile(sources=["proc_io", "syscall_io"]) as ep:
+            load_the_data()
+        ep.frame("syscall_io")
+
+    sources: names, "a,b", or {name: {key: value}} with a source's own
+    keys (syscall_io's backend). Every source samples every interval.
+    required=False lets a source this host cannot run stay unavailable
+    (the manifest says why) while the rest run. The episode goes to
+    output_dir/name (default episodes/profile-<time> under the current
+    directory). The episode is under way before the block's first
+    statement; an exception in the block ends it the same way.
+
+    Where Yama's ptrace_scope is 1 and this process is not root, the
+    ptrace backend may trace this process because profile() names
+    iopsample its tracer for the block (PR_SET_PTRACER); another pid must
+    allow it itself, or syscall_io needs root (eBPF)."""
+    output_dir = os.path.abspath(os.fspath(output_dir) if output_dir is not None else "episodes")
+    name = name or unique_name(output_dir, "profile")
+    config = {"episode": {"name": name, "output_dir": output_dir},
+              "target": {"pid": pid or os.getpid()},
+              "sources": _source_configs(sources, interval, required)}
+    path = os.path.join(output_dir, name)
+    attached = _Attached(config, path)
+    try:
+        if not attached.wait_ready(START_TIMEOUT_S):
+            status = attached.proc.wait()
+            _raise_for(status or 70, attached.stderr(),
+                       Episode(path) if os.path.exists(os.path.join(path, "manifest.json")) else None)
+    except BaseException:
+        attached.abort()
+        raise
+    # Nothing between here and the stop request touches a file: the block's
+    # process is what the episode counts. The manifest is read after.
+    episode = Episode._unread(path)
+    try:
+        yield episode
+    except BaseException:
+        attached.stop()
+        attached.close()
+        raise  # the block's own exception; the episode ended all the same
+    status = attached.stop()
+    stderr = attached.stderr()
+    attached.close()
+    if status != 0:
+        _raise_for(status, stderr, episode)

@@ -1,0 +1,205 @@
+"""Episodes as data: rows, frames, export's grid, compare, totals, the
+report, load_many, and the errors of bad input. The expected values come
+from the files themselves (read here with json and Debian's zstandard
+module), from the workload's own report of what it did, and from the
+binary's commands run beside the package."""
+import io
+import json
+import os
+import shutil
+import subprocess
+
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+import zstandard
+
+import iopsample
+
+
+def file_rows(path):
+    """A source file's rows, decoded here without iopsample."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".zst"):  # a frame every 100 rows
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True) as r:
+            data = r.read()
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def source_file(ep_dir, source):
+    m = json.load(open(os.path.join(ep_dir, "manifest.json")))
+    return os.path.join(ep_dir, m["sources"][source]["file"])
+
+
+def workload_report(ep_dir):
+    """What iowork says it did: its one line on the target's stdout."""
+    with open(os.path.join(ep_dir, "target.stdout")) as f:
+        return json.loads(f.read())
+
+
+def export_csv(binary, paths, *args):
+    """export's CSV read by pandas as docs/data-model.md's "Formats and
+    pandas" says to read it."""
+    out = subprocess.run([binary, "export"] + list(paths) + ["--format", "csv", "-o", "-"] + list(args),
+                         capture_output=True, text=True, check=True).stdout
+    text = lambda cols: {c: "string" for c in cols if c == "episode" or c.startswith("label.")}
+    cols = pd.read_csv(io.StringIO(out), nrows=0).columns
+    return pd.read_csv(io.StringIO(out), dtype=text(cols), keep_default_na=False, na_values=[""])
+
+
+def test_manifest_sources_status(episodes):
+    ep = iopsample.Episode(episodes["several"])
+    m = json.load(open(os.path.join(episodes["several"], "manifest.json")))
+    assert ep.manifest == m
+    assert ep.status == "complete" and ep.name == "several"
+    assert ep.sources == tuple(m["sources"]) == ("proc_io", "syscall_io", "perf_event")
+
+
+@pytest.mark.parametrize("case,source", [("plain", "proc_io"), ("zstd", "proc_io"), ("zstd", "syscall_io")])
+def test_rows_are_the_files_rows_plain_or_zstd(episodes, case, source):
+    ep = iopsample.Episode(episodes[case])
+    path = source_file(episodes[case], source)
+    assert path.endswith(".zst") == (case == "zstd")
+    rows = ep.rows(source)
+    assert rows == file_rows(path) and len(rows) == ep.manifest["sources"][source]["rows"]
+
+
+def test_frame_one_row_an_interval_dotted_columns_histograms_as_lists(episodes):
+    ep = iopsample.Episode(episodes["zstd"])
+    rows = file_rows(source_file(episodes["zstd"], "syscall_io"))
+    f = ep.frame("syscall_io")
+    assert f.index.name == "t_mono_ns" and list(f.index) == [r["t_mono_ns"] for r in rows]
+    assert list(f["by_syscall.write.bytes"]) == [r["by_syscall"]["write"]["bytes"] for r in rows]
+    assert list(f["by_kind.file.read_calls"]) == [r["by_kind"]["file"]["read_calls"] for r in rows]
+    assert all(isinstance(v, list) and len(v) == 32 for v in f["read_size_hist"])
+    assert [list(v) for v in f["write_size_hist"]] == [r["write_size_hist"] for r in rows]
+    assert str(f["write_bytes"].dtype) == "int64" and str(f["final"].dtype) == "bool"
+    # what the workload says it did, counted exactly
+    did = workload_report(episodes["zstd"])
+    assert f["write_bytes"].sum() == did["wchar"] and f["write_calls"].sum() == did["syscw"]
+    assert ep.frame("proc_io")["wchar"].sum() == did["wchar"]
+
+
+def test_frame_nulls_keep_integer_columns_exact(episodes):
+    """A count null in some or all rows is pandas' nullable Int64, never
+    float: an event the host cannot count is null in every row, and its
+    type then comes from the schema (`iopsample schema --dialect dask`)."""
+    ep = iopsample.Episode(episodes["several"])
+    rows = file_rows(source_file(episodes["several"], "perf_event"))
+    f = ep.frame("perf_event")
+    for field in ("cycles", "page_faults", "task_clock"):
+        values = [r[field] for r in rows]
+        if all(v is None for v in values):
+            assert str(f[field].dtype) == "Int64" and f[field].isna().all(), field
+        elif any(v is None for v in values):
+            assert str(f[field].dtype) == "Int64", field
+        else:
+            assert str(f[field].dtype) == "int64" and list(f[field]) == values, field
+    assert str(f["running_pct"].dtype) == "float64"
+
+
+@pytest.mark.parametrize("case", ["plain", "zstd", "several"])
+def test_grid_equals_exports_csv_cell_for_cell(binary, episodes, case):
+    pdt.assert_frame_equal(iopsample.Episode(episodes[case]).grid(), export_csv(binary, [episodes[case]]))
+    pdt.assert_frame_equal(iopsample.Episode(episodes[case]).grid(interval="100ms"),
+                           export_csv(binary, [episodes[case]], "--grid", "100ms"))
+
+
+def test_grid_columns_keeps_the_cells_and_those_named(binary, episodes):
+    g = iopsample.Episode(episodes["several"]).grid(columns=["syscall_io.write_bytes", "proc_io.wchar"])
+    full = export_csv(binary, [episodes["several"]])
+    assert list(g.columns) == ["episode", "t_start_ns", "t_end_ns", "label.case", "syscall_io.write_bytes",
+                               "proc_io.wchar"]
+    pdt.assert_frame_equal(g, full[list(g.columns)])
+    with pytest.raises(iopsample.UnknownSourceError, match="no column syscall_io.nope"):
+        iopsample.Episode(episodes["several"]).grid(columns=["syscall_io.nope"])
+
+
+def test_load_many_stacks_episodes_with_their_names(binary, episodes):
+    paths = [episodes["plain"], episodes["zstd"], episodes["several"]]
+    pdt.assert_frame_equal(iopsample.load_many(paths, interval="20ms"),
+                           export_csv(binary, paths, "--grid", "20ms"))
+    stacked = iopsample.load_many(paths, source="proc_io")
+    sizes = [len(file_rows(source_file(p, "proc_io"))) for p in paths]
+    assert len(stacked) == sum(sizes)
+    assert list(stacked["episode"]) == [n for n, k in zip(["plain", "zstd", "several"], sizes) for _ in range(k)]
+
+
+def test_compare_is_compares_json(binary, episodes):
+    out = subprocess.run([binary, "compare", episodes["zstd"], "--format", "json"], capture_output=True,
+                         text=True, check=True).stdout
+    pairs = json.loads(out)["pairs"]
+    got = iopsample.Episode(episodes["zstd"]).compare()
+    assert len(got) == len(pairs) > 0
+    pdt.assert_frame_equal(got, pd.DataFrame(pairs))
+
+
+def test_totals_and_report(binary, episodes, tmp_path):
+    ep = iopsample.Episode(episodes["zstd"])
+    t = ep.totals()
+    assert t["episode"] == "zstd" and t["proc_io.wchar"] == workload_report(episodes["zstd"])["wchar"]
+    out = ep.report(tmp_path / "r.html")
+    page = open(out).read()
+    assert page.startswith("<!DOCTYPE html>") and "zstd" in page
+
+
+# ---- bad input ----------------------------------------------------------------
+
+def test_no_such_directory(tmp_path):
+    with pytest.raises(iopsample.EpisodeNotFoundError, match="no such episode directory"):
+        iopsample.Episode(tmp_path / "nowhere")
+
+
+def test_a_directory_without_a_manifest(tmp_path):
+    with pytest.raises(iopsample.EpisodeNotFoundError, match="has no manifest.json"):
+        iopsample.Episode(tmp_path)
+
+
+def test_a_damaged_manifest(episodes, tmp_path):
+    d = shutil.copytree(episodes["plain"], tmp_path / "ep")
+    with open(d / "manifest.json", "r+") as f:
+        f.truncate(40)
+    with pytest.raises(iopsample.ManifestError, match="not a JSON manifest"):
+        iopsample.Episode(d)
+
+
+def test_an_unknown_source(episodes):
+    with pytest.raises(iopsample.UnknownSourceError, match="has no source 'syscal_io'; it has: proc_io$"):
+        iopsample.Episode(episodes["plain"]).rows("syscal_io")
+
+
+@pytest.mark.parametrize("how", ["truncated", "corrupt"])
+def test_a_damaged_zstd_file_gives_what_could_be_read_and_where_it_stopped(episodes, tmp_path, how):
+    d = shutil.copytree(episodes["zstd"], tmp_path / "ep")
+    path = str(d / "syscall_io.jsonl.zst")
+    data = open(path, "rb").read()
+    whole = len(file_rows(path))
+    cut = len(data) * 3 // 4  # in a later frame than the first
+    if how == "truncated":
+        damaged = data[:cut]
+    else:
+        damaged = data[:cut] + bytes(b ^ 0xFF for b in data[cut:cut + 64]) + data[cut + 64:]
+    open(path, "wb").write(damaged)
+    # what a stock decoder takes from the damaged file, frame after frame,
+    # until it stops: whole rows only
+    readable = b""
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(damaged), read_across_frames=True) as r:
+        try:
+            while True:
+                chunk = r.read(1)
+                if not chunk:
+                    break
+                readable += chunk
+        except zstandard.ZstdError:
+            pass
+    complete = readable[:readable.rfind(b"\n") + 1].decode().splitlines()
+    ep = iopsample.Episode(d)
+    with pytest.raises(iopsample.TruncatedFileError) as e:
+        ep.rows("syscall_io")
+    assert 0 < len(e.value.rows) < whole
+    assert e.value.rows == [json.loads(line) for line in complete[:len(e.value.rows)]]
+    assert "after row %d" % len(e.value.rows) in e.value.message
+    assert e.value.path == path and "%d rows could be read" % len(e.value.rows) in str(e.value)
+    with pytest.raises(iopsample.TruncatedFileError):
+        ep.frame("syscall_io")

@@ -1,0 +1,77 @@
+"""%iops and %%iops in an IPython shell of this process (plain text, as
+in a terminal): the table's figures are what the cell wrote, the value is
+the Episode, --histogram draws, --save keeps. The notebook test runs them
+in a Jupyter kernel, with rich display."""
+import os
+import re
+
+import pytest
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+from iopsample.magic import split_line
+
+
+@pytest.fixture(scope="module")
+def ip(binary):
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "iopsample")
+    return shell
+
+
+def shown(out):
+    """What a terminal shows: the printed lines and each display's text."""
+    return out.stdout + "".join(o.data.get("text/plain", "") for o in out.outputs)
+
+
+def table(text):
+    """The table's label: value lines, as a dict."""
+    return dict(re.findall(r"^([A-Z][A-Za-z ]+):\s+(.*)$", text, re.M))
+
+
+def test_split_line_keeps_the_statement_as_written():
+    assert split_line('--all --sources proc_io x = f("a  b", --y)') == ("--all --sources proc_io",
+                                                                        'x = f("a  b", --y)')
+    assert split_line("--interval=5ms --histogram g()") == ("--interval=5ms --histogram", "g()")
+    assert split_line("--x + 1") == ("", "--x + 1")  # not an option: code
+
+
+def test_cell_magic_table_is_what_the_cell_wrote(ip, tmp_path):
+    ip.user_ns["path"] = str(tmp_path / "cell.bin")
+    with capture_output() as out:
+        ip.run_cell("%%iops --save " + str(tmp_path / "kept") + "\n"
+                    "import os\n"
+                    "fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)\n"
+                    "wrote = [os.write(fd, b'c' * n) for n in (1000, 20000, 300000)]\n"
+                    "os.close(fd)\n")
+    text = shown(out)
+    t = table(text)
+    written = sum(ip.user_ns["wrote"])
+    assert t["Bytes Written"].endswith("(%s bytes)" % format(written, ","))
+    assert t["Write Operations"] == "3" and t["Read Operations"] == "0"
+    assert "Files only" in text and "syscall_io (oracle):" in text and "proc_io (deployable):" in text
+    ep = ip.user_ns["_"]  # the cell's value
+    assert ep.status == "complete" and os.path.dirname(ep.path) == str(tmp_path / "kept")
+    assert int(ep.frame("syscall_io")["by_kind.file.write_bytes"].sum()) == written
+
+
+def test_line_magic_all_and_histogram(ip, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ip.user_ns["fd"] = os.open(tmp_path / "line.bin", os.O_WRONLY | os.O_CREAT, 0o644)
+    with capture_output() as out:
+        ip.run_line_magic("iops", "--all --histogram n = os.write(fd, b'l' * 12345)")
+    os.close(ip.user_ns["fd"])
+    t = table(shown(out))
+    assert ip.user_ns["n"] == 12345 and t["Bytes Written"].endswith("(12,345 bytes)")
+    assert "Everything the process did" in shown(out)
+    png = re.search(r"^histogram: (.*\.png)$", out.stdout, re.M).group(1)
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_unknown_source_raises_iopsamples_message_and_runs_nothing(ip):
+    import iopsample
+    ip.user_ns.pop("ran", None)
+    with pytest.raises(iopsample.ConfigError, match="nonesuch"):
+        ip.run_line_magic("iops", "--sources proc_io,nonesuch ran = 1")
+    assert "ran" not in ip.user_ns

@@ -1,0 +1,65 @@
+"""docs/notebooks/quickstart.ipynb, executed headless in a Jupyter kernel
+(nbclient, ipykernel): the %%iops table's bytes are what the cell says it
+wrote and read (its own count of what write() and read() returned), the
+histogram and the frame's plot are pictures, the cell's value the Episode."""
+import os
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import TOP
+
+NOTEBOOK = os.path.join(TOP, "docs", "notebooks", "quickstart.ipynb")
+
+
+def text_of(output):
+    if output.get("output_type") == "stream":
+        return output["text"]
+    return output.get("data", {}).get("text/plain", "")
+
+
+@pytest.fixture(scope="module")
+def executed(binary, tmp_path_factory):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    env_path = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.path.join(TOP, "python") + (os.pathsep + env_path if env_path else "")
+    try:
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}).execute()
+    finally:
+        os.environ["PYTHONPATH"] = env_path
+    return nb
+
+
+def cell_with(nb, source_start):
+    return next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith(source_start))
+
+
+def test_the_iops_table_holds_what_the_cell_wrote_and_read(executed):
+    cell = cell_with(executed, "%%iops")
+    said = "".join(text_of(o) for o in cell.outputs)
+    wrote, read = map(int, re.search(r"the cell wrote (\d+) bytes and read (\d+)", said).groups())
+    assert wrote == 256 * 4096 and read == wrote
+    tables = [o for o in cell.outputs if "text/html" in o.get("data", {})]
+    assert len(tables) == 1 and "IOPS Profile" in tables[0]["data"]["text/html"]
+    plain = tables[0]["data"]["text/plain"]
+    figures = dict(re.findall(r"^([A-Z][A-Za-z ]+):\s+(.*)$", plain, re.M))
+    assert figures["Bytes Written"].endswith("(%s bytes)" % format(wrote, ","))
+    assert figures["Bytes Read"].endswith("(%s bytes)" % format(read, ","))
+    assert figures["Write Operations"] == "256"
+    assert figures["Read Operations"] == "17"  # 16 batches and the read at the end of the file
+    assert "Files only" in plain
+    value = [o for o in cell.outputs if o.get("output_type") == "execute_result"]
+    assert value and value[0]["data"]["text/plain"].startswith("Episode(")
+
+
+def test_the_histogram_and_the_frame_plot_are_images(executed):
+    hist = cell_with(executed, "%%iops")
+    assert any("image/png" in o.get("data", {}) for o in hist.outputs)
+    plot = cell_with(executed, "ep = _")
+    assert any("image/png" in o.get("data", {}) for o in plot.outputs)
+    sums = "".join(text_of(o) for o in cell_with(executed, "frame.filter").outputs)
+    assert re.search(r"by_kind.file.write_bytes\s+1048576\b", sums), sums
+    assert re.search(r"by_kind.file.write_calls\s+256\b", sums), sums
