@@ -7,8 +7,9 @@
    statement (start: iopsample reads its config, probes and opens every
    source, then says READY=1) and from its last statement to the end of
    the block (stop: the stop request, the final rows, the manifest), with
-   proc_io and syscall_io at 10 ms, against the floor of starting the
-   binary at all (`iopsample --version`), eleven times each, interleaved.
+   proc_io and syscall_io at 10 ms (each backend, as root; ptrace
+   otherwise), against the floor of starting the binary at all
+   (`iopsample --version`), eleven times each, interleaved.
 2. Episode.frame(source) on docs/at-scale.md's episode (15 s at 1 ms of
    proc_io, syscall_io and perf_event, zstd, about 44 500 rows), against
    pandas' own read_json(lines=True) of the same file (which leaves the
@@ -37,21 +38,24 @@ def median_ms(xs):
     return statistics.median(xs) * 1000
 
 
-def profile_costs(iopsample_bin, work, runs=11):
-    start, stop, floor = [], [], []
+def profile_costs(iopsample_bin, work, backends, runs=11):
+    """{backend: (start, stop)} and the floor, medians in ms, interleaved."""
+    times = {b: ([], []) for b in backends}
+    floor = []
     for i in range(runs):
         t0 = time.perf_counter()
         subprocess.run([iopsample_bin, "--version"], stdout=subprocess.DEVNULL, check=True)
         floor.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        with iopsample.profile(sources=["proc_io", "syscall_io"], interval="10ms", output_dir=work,
-                               name="p%d" % i):
-            t1 = time.perf_counter()
-            t2 = time.perf_counter()
-        t3 = time.perf_counter()
-        start.append(t1 - t0)
-        stop.append(t3 - t2)
-    return median_ms(start), median_ms(stop), median_ms(floor)
+        for b in backends:
+            t0 = time.perf_counter()
+            with iopsample.profile(sources={"proc_io": {}, "syscall_io": {"backend": b}}, interval="10ms",
+                                   output_dir=work, name="%s-%d" % (b, i)):
+                t1 = time.perf_counter()
+                t2 = time.perf_counter()
+            t3 = time.perf_counter()
+            times[b][0].append(t1 - t0)
+            times[b][1].append(t3 - t2)
+    return {b: (median_ms(s), median_ms(e)) for b, (s, e) in times.items()}, median_ms(floor)
 
 
 def frame_costs(d, runs=5):
@@ -76,11 +80,12 @@ def main():
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     os.environ["IOPSAMPLE"] = found.iopsample(build)
     with tempfile.TemporaryDirectory() as work:
-        s, e, floor = profile_costs(os.environ["IOPSAMPLE"], os.path.join(work, "profiles"))
-        print("profile(), proc_io and syscall_io at 10 ms, median of 11 (backend %s):" % (
-            "ebpf" if os.geteuid() == 0 else "ptrace"))
-        print("  start %.1f ms (%.1fx starting the binary, %.1f ms); stop %.1f ms (%.1fx)" % (
-            s, s / floor, floor, e, e / floor))
+        backends = ["ebpf", "ptrace"] if os.geteuid() == 0 else ["ptrace"]
+        costs, floor = profile_costs(os.environ["IOPSAMPLE"], os.path.join(work, "profiles"), backends)
+        print("profile(), proc_io and syscall_io at 10 ms, median of 11; starting the binary: %.1f ms" % floor)
+        for b, (s, e) in costs.items():
+            print("  syscall_io %s: start %.1f ms (%.1fx starting the binary), stop %.1f ms (%.1fx)" % (
+                b, s, s / floor, e, e / floor))
         d = big_episode(os.environ["IOPSAMPLE"], build, work, seconds, "python")
         rows = 0
         print("frame() against pandas.read_json(lines=True), median of 5:")
