@@ -17,13 +17,14 @@ from .binary import find as find_binary
 from .episode import Episode, load_many
 from .errors import (BinaryNotFoundError, ConfigError, CorruptEpisodeError, EpisodeError, EpisodeNotFoundError,
                      IopsampleError, ManifestError, SourceUnavailableError, TruncatedFileError,
-                     UnknownSourceError)
+                     UnknownColumnError, UnknownSourceError)
 from .runner import profile, run
 
 __version__ = "0.1.0"
 
 __all__ = ["Episode", "load_many", "run", "profile", "find_binary", "IopsampleError", "BinaryNotFoundError",
-           "EpisodeNotFoundError", "ManifestError", "UnknownSourceError", "SourceUnavailableError",
+           "EpisodeNotFoundError", "ManifestError", "UnknownSourceError", "UnknownColumnError",
+           "SourceUnavailableError",
            "TruncatedFileError", "CorruptEpisodeError", "EpisodeError", "ConfigError"]
 
 

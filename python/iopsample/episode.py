@@ -9,7 +9,7 @@ import subprocess
 
 from . import binary, frames
 from .errors import (EpisodeError, EpisodeNotFoundError, ManifestError, SourceUnavailableError,
-                     TruncatedFileError, UnknownSourceError)
+                     TruncatedFileError, UnknownColumnError, UnknownSourceError)
 
 # A source's file has been written up to where its writer stands: a cut
 # there is where the episode stopped, not damage.
@@ -97,8 +97,12 @@ class Episode:
 
     def rows(self, source):
         """The source's rows as dicts, plain or zstd (through `iopsample cat`)."""
-        entry = self._source(source)
-        path = os.path.join(self.path, entry["file"])
+        return self._read(self._file(source))
+
+    def _file(self, source):
+        return os.path.join(self.path, self._source(source)["file"])
+
+    def _read(self, path):
         proc = subprocess.run([binary.find(), "cat", path], capture_output=True)
         said = binary.first_message(proc.stderr.decode("utf-8", "replace"))
         if proc.returncode == binary.EX_NOINPUT:
@@ -118,9 +122,8 @@ class Episode:
         """The source's rows as a pandas DataFrame, one row per interval,
         indexed by t_mono_ns; nested objects as dotted columns
         (by_syscall.read.bytes), each histogram one column of lists."""
-        rows = self.rows(source)
-        return frames.frame(rows, os.path.join(self.path, self._source(source)["file"]),
-                            lambda: self._dtypes(source))
+        path = self._file(source)
+        return frames.frame(self._read(path), path, lambda: self._dtypes(source))
 
     def _dtypes(self, source):
         """The pandas dtype of each field of source's rows, from its schema."""
@@ -176,7 +179,7 @@ def _grid(paths, interval, columns):
         keep = ["episode", "t_start_ns", "t_end_ns"] + [c for c in header if c.startswith("label.")]
         missing = [c for c in columns if c not in header]
         if missing:
-            raise UnknownSourceError("no column %s in the grid; columns are named <source>.<field> "
+            raise UnknownColumnError("no column %s in the grid; columns are named <source>.<field> "
                                      "as export names them, such as %s" % (", ".join(missing), header[-1]))
         use = keep + [c for c in columns if c not in keep]
     else:

@@ -31,6 +31,13 @@ class UnknownSourceError(IopsampleError, LookupError):
         return self.args[0]
 
 
+class UnknownColumnError(IopsampleError, LookupError):
+    """A column the grid does not have."""
+
+    def __str__(self):
+        return self.args[0]
+
+
 class SourceUnavailableError(IopsampleError, LookupError):
     """A source the episode has, but which wrote no rows (unavailable)."""
 

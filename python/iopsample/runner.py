@@ -97,18 +97,25 @@ def run(config, *, name=None, output_dir=None, **overrides):
     arg, text = _config_text(config)
     extra = _episode_args(name, output_dir, overrides)
     path = _resolve(arg, text, extra)
+    existed = os.path.exists(path)  # then run refuses it (73): it is not this run's
     with tempfile.TemporaryFile() as err:
         proc = subprocess.run([binary.find(), "run", arg, "--quiet"] + extra, input=text.encode() if text else None,
                               stdin=None if text else subprocess.DEVNULL, stderr=err)
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
-    episode = Episode(path) if os.path.exists(os.path.join(path, "manifest.json")) else None
+    episode = _made(path) if not existed else None
     if proc.returncode != 0:
         _raise_for(proc.returncode, stderr, episode)
     return episode
 
 
+def _made(path):
+    """The Episode at path, or None when the run made none."""
+    return Episode(path) if os.path.exists(os.path.join(path, "manifest.json")) else None
+
+
 def unique_name(output_dir, stem):
+    """stem-DATE-TIME.MS, free in output_dir (-2, -3, ... after it if not)."""
     t = time.time()
     base = "%s-%s.%03d" % (stem, time.strftime("%Y%m%d-%H%M%S", time.localtime(t)), int(t * 1000) % 1000)
     name, n = base, 1
@@ -160,22 +167,23 @@ def _revoke_tracer():
 class _Attached:
     """One `iopsample run -` attached to a process, from its start to its end."""
 
-    def __init__(self, config, path):
-        self.path = path
+    def __init__(self, config):
         program = binary.find()
+        self.proc = None
+        self.pidfd = -1
+        self.tracer_allowed = False
         self.err = tempfile.TemporaryFile()
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
-        address = "\0iopsample-notify-%d-%s" % (os.getpid(), os.urandom(6).hex())
-        self.notify.bind(address)
-        env = dict(os.environ, NOTIFY_SOCKET="@" + address[1:])
-        # its own session: a Ctrl-C at the terminal interrupts the block,
-        # whose end then stops the episode in order
-        self.proc = subprocess.Popen([program, "run", "-", "--quiet"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.DEVNULL, stderr=self.err, env=env,
-                                     start_new_session=True)
-        self.pidfd = os.pidfd_open(self.proc.pid)
-        self.tracer_allowed = False
         try:
+            address = "\0iopsample-notify-%d-%s" % (os.getpid(), os.urandom(6).hex())
+            self.notify.bind(address)
+            env = dict(os.environ, NOTIFY_SOCKET="@" + address[1:])
+            # its own session: a Ctrl-C at the terminal interrupts the block,
+            # whose end then stops the episode in order
+            self.proc = subprocess.Popen([program, "run", "-", "--quiet"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.DEVNULL, stderr=self.err, env=env,
+                                         start_new_session=True)
+            self.pidfd = os.pidfd_open(self.proc.pid)
             if config["target"]["pid"] == os.getpid():
                 self.tracer_allowed = _allow_tracer(self.proc.pid)
             # the config last: iopsample attaches only once it has read it all
@@ -212,16 +220,19 @@ class _Attached:
         return self.err.read().decode("utf-8", "replace")
 
     def abort(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
         self.close()
 
     def close(self):
         if self.tracer_allowed:
             _revoke_tracer()
             self.tracer_allowed = False
-        os.close(self.pidfd)
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
         self.notify.close()
         self.err.close()
 
@@ -254,12 +265,11 @@ def profile(sources=DEFAULT_SOURCES, interval="10ms", pid=None, name=None, outpu
               "target": {"pid": pid or os.getpid()},
               "sources": _source_configs(sources, interval, required)}
     path = os.path.join(output_dir, name)
-    attached = _Attached(config, path)
+    attached = _Attached(config)
     try:
         if not attached.wait_ready(START_TIMEOUT_S):
             status = attached.proc.wait()
-            _raise_for(status or 70, attached.stderr(),
-                       Episode(path) if os.path.exists(os.path.join(path, "manifest.json")) else None)
+            _raise_for(status or 70, attached.stderr(), _made(path))
     except BaseException:
         attached.abort()
         raise

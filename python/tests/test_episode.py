@@ -112,7 +112,7 @@ def test_grid_columns_keeps_the_cells_and_those_named(binary, episodes):
     assert list(g.columns) == ["episode", "t_start_ns", "t_end_ns", "label.case", "syscall_io.write_bytes",
                                "proc_io.wchar"]
     pdt.assert_frame_equal(g, full[list(g.columns)])
-    with pytest.raises(iopsample.UnknownSourceError, match="no column syscall_io.nope"):
+    with pytest.raises(iopsample.UnknownColumnError, match="no column syscall_io.nope"):
         iopsample.Episode(episodes["several"]).grid(columns=["syscall_io.nope"])
 
 

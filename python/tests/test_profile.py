@@ -113,8 +113,9 @@ def test_a_required_source_that_cannot_run_raises_before_the_block(binary, tmp_p
 NOT_ROOT = textwrap.dedent("""
     import json, os, sys
     sys.path.insert(0, sys.argv[1])
+    sys.argv[1:] = sys.argv[2:3]  # IPython reads argv
     import iopsample
-    out = sys.argv[2]
+    out = sys.argv[1]
     fd = os.open(os.path.join(out, "data"), os.O_WRONLY | os.O_CREAT, 0o644)
     with iopsample.profile(sources=["proc_io", "syscall_io", "block_io"], output_dir=out, name="user",
                            required=False) as ep:
@@ -125,15 +126,29 @@ NOT_ROOT = textwrap.dedent("""
     f = ep.frame("syscall_io")
     src = ep.manifest["sources"]
     try:
+        ep.rows("block_io")
+        unavailable = None
+    except iopsample.SourceUnavailableError as e:
+        unavailable = str(e)
+    try:
         with iopsample.profile(sources=["proc_io", "block_io"], output_dir=out, name="required"):
             pass
         required = None
     except iopsample.EpisodeError as e:
         required = [e.status, e.message]
-    print(json.dumps({"did": [calls, bytes_], "status": ep.status,
+    # the magic: the source that cannot run says why in one line, the rest run
+    from IPython.testing.globalipapp import start_ipython
+    from IPython.utils.capture import capture_output
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "iopsample")
+    shell.user_ns.update(fd=fd, os=os)
+    with capture_output() as out:
+        shell.run_line_magic("iops", "--sources proc_io,syscall_io,block_io os.write(fd, b'm' * 777)")
+    shown = out.stdout + "".join(o.data.get("text/plain", "") for o in out.outputs)
+    print(json.dumps({"did": [calls, bytes_], "status": ep.status, "shown": shown,
                       "counted": [int(f["by_kind.file.write_calls"].sum()), int(f["by_kind.file.write_bytes"].sum())],
                       "backend": src["syscall_io"].get("backend"), "block_io": [src["block_io"]["status"],
-                      src["block_io"]["error"]], "required": required}))
+                      src["block_io"]["error"]], "required": required, "rows": unavailable}))
 """)
 
 
@@ -141,18 +156,29 @@ NOT_ROOT = textwrap.dedent("""
 def test_not_root_ptrace_counts_and_what_cannot_run_says_why(binary, tmp_path):
     """As a user: syscall_io's auto takes ptrace (no eBPF), which counts
     exactly; block_io (eBPF only) is unavailable with its reason when not
-    required, and stops the episode (exit 77) when required."""
+    required, and stops the episode (exit 77) when required; %iops shows
+    that reason in one line and the rest of what it ran."""
     out = tempfile.mkdtemp(prefix="iopsample-user-")
     os.chmod(out, 0o777)
     try:
+        # the user may not read the checkout (a clone under /root): the
+        # binary and the package go where it can, as tests/e2e's unprivileged_dir
+        shutil.copy(binary, os.path.join(out, "iopsample"))
+        shutil.copytree(os.path.join(HERE, "..", "iopsample"), os.path.join(out, "pkg", "iopsample"))
+        os.chmod(os.path.join(out, "pkg"), 0o755)
         proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
-                               "-c", NOT_ROOT, os.path.join(HERE, ".."), out],
-                              capture_output=True, text=True, env=dict(os.environ, HOME=out))
+                               "-c", NOT_ROOT, os.path.join(out, "pkg"), out], capture_output=True, text=True,
+                              env=dict(os.environ, HOME=out, IOPSAMPLE=os.path.join(out, "iopsample")))
         assert proc.returncode == 0, proc.stderr
-        got = json.loads(proc.stdout)
+        # after the escapes with which IPython titles the terminal
+        got = json.loads(proc.stdout[proc.stdout.index('{"did"'):])
     finally:
         shutil.rmtree(out)
     assert got["status"] == "complete" and got["backend"] == "ptrace"
     assert got["counted"] == got["did"] == [4, 512 + 4096 + 4096 + 7]
     assert got["block_io"][0] == "unavailable" and got["block_io"][1]
     assert got["required"][0] == 77 and "block_io" in got["required"][1]
+    assert "source block_io wrote no rows (unavailable: %s)" % got["block_io"][1] in got["rows"]
+    lines = got["shown"].splitlines()
+    assert "block_io (oracle): unavailable: %s" % got["block_io"][1] in lines, got["shown"]
+    assert "Bytes Written:     777 B (777 bytes)" in lines and "syscall_io (oracle):" in lines, got["shown"]

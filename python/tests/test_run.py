@@ -63,6 +63,7 @@ def test_an_existing_episode_directory_is_iopsamples_message(binary, workloads, 
     with pytest.raises(iopsample.EpisodeError) as e:
         iopsample.run(iowork_config(workloads, "twice", tmp_path))
     assert e.value.status == 73 and "exists" in e.value.message
+    assert e.value.episode is None  # the one there is not this run's
 
 
 def test_a_refused_config_names_its_line_and_column(binary, tmp_path):
