@@ -182,3 +182,30 @@ def test_not_root_ptrace_counts_and_what_cannot_run_says_why(binary, tmp_path):
     lines = got["shown"].splitlines()
     assert "block_io (oracle): unavailable: %s" % got["block_io"][1] in lines, got["shown"]
     assert "Bytes Written:     777 B (777 bytes)" in lines and "syscall_io (oracle):" in lines, got["shown"]
+
+
+def test_yama_scope_1_names_iopsample_the_tracer_for_the_block(binary, tmp_path, monkeypatch):
+    """Under Yama's ptrace_scope 1 a user's process may be traced only by an
+    ancestor or the tracer it names: profile() names iopsample (its child)
+    with PR_SET_PTRACER before iopsample reads its config (so before it
+    attaches), and clears it after. This host has no Yama; the kernel's
+    side is prctl(2)'s, faked here to see the calls and their order."""
+    from iopsample import runner
+    calls = []
+
+    class FakeLibc:
+        def prctl(self, option, arg, *rest):
+            pid = arg.value
+            cmdline = open("/proc/%d/cmdline" % pid, "rb").read().split(b"\0") if pid else []
+            # before the config is written: iopsample still waits for it
+            calls.append((option, pid, cmdline[1:3], os.path.exists(tmp_path / "yama")))
+            return 0
+
+    monkeypatch.setattr(runner, "_yama_scope", lambda: 1)
+    monkeypatch.setattr(runner.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(runner.ctypes, "CDLL", lambda *a, **k: FakeLibc())
+    with iopsample.profile(sources=["proc_io"], output_dir=tmp_path, name="yama") as ep:
+        named = list(calls)
+    assert ep.status == "complete"
+    assert named == [(runner.PR_SET_PTRACER, named[0][1], [b"run", b"-"], False)]
+    assert calls[1:] == [(runner.PR_SET_PTRACER, 0, [], True)]
