@@ -11,9 +11,9 @@ from . import binary, frames
 from .errors import (EpisodeError, EpisodeNotFoundError, ManifestError, SourceUnavailableError,
                      TruncatedFileError, UnknownColumnError, UnknownSourceError)
 
-# A source's file has been written up to where its writer stands: a cut
-# there is where the episode stopped, not damage.
-_STILL_OR_NEVER_ENDED = ("running", "failed")
+# A source's file has been written up to where its writer stands, or
+# stopped: a cut there is where the episode is or ended, not damage.
+_STILL_OR_NEVER_ENDED = ("running", "failed", "killed")
 
 
 class Episode:
@@ -72,7 +72,7 @@ class Episode:
 
     @property
     def status(self):
-        """running, complete, interrupted or failed."""
+        """running, complete, interrupted, failed, or killed (iopsample was)."""
         return self.manifest["status"]
 
     @property

@@ -203,3 +203,19 @@ def test_a_damaged_zstd_file_gives_what_could_be_read_and_where_it_stopped(episo
     assert e.value.path == path and "%d rows could be read" % len(e.value.rows) in str(e.value)
     with pytest.raises(iopsample.TruncatedFileError):
         ep.frame("syscall_io")
+
+
+@pytest.mark.parametrize("status", ["running", "killed", "failed"])
+def test_a_cut_file_of_an_episode_that_did_not_end_is_read_to_the_cut(episodes, tmp_path, status):
+    """A zstd file is cut inside a frame while its writer runs (or when it
+    was killed): its rows up to the cut are the rows, no error."""
+    d = shutil.copytree(episodes["zstd"], tmp_path / "ep")
+    path = str(d / "syscall_io.jsonl.zst")
+    data = open(path, "rb").read()
+    open(path, "wb").write(data[:len(data) * 3 // 4])
+    m = json.load(open(d / "manifest.json"))
+    m["status"] = status
+    json.dump(m, open(d / "manifest.json", "w"))
+    rows = iopsample.Episode(d).rows("syscall_io")
+    whole = file_rows(str(episodes["zstd"]) + "/syscall_io.jsonl.zst")
+    assert 0 < len(rows) < len(whole) and rows == whole[:len(rows)]
