@@ -152,7 +152,7 @@ target: {command: [sh, -c, 'env >"\$0"; exec "\$@"', $WORK/target.env, $IOWORK, 
 sources: {proc_io: {interval: 20ms}}
 EOY
 	"$PY" - "$IOPSAMPLE" "$WORK" <<'PY'
-import json, os, signal, socket, subprocess, sys
+import json, os, signal, socket, subprocess, sys, time
 from epi import expect
 iopsample, work = sys.argv[1:]
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -163,6 +163,11 @@ p = subprocess.Popen([iopsample, "run", work + "/req.yaml", "--quiet"], env=env,
 expect(sock.recv(64) == b"READY=1", "the first datagram is not READY=1")
 m = json.load(open(work + "/episodes/req/manifest.json"))
 expect(m["status"] == "running" and m["t_wall_start_ns"] is not None, "READY=1 before the start: %s" % m)
+# the target has written its environment (else the stop signal could come first)
+for _ in range(400):
+    if os.path.exists(work + "/target.env") and open(work + "/target.env").read().endswith("\n"):
+        break
+    time.sleep(0.01)
 p.send_signal(signal.SIGUSR1)
 expect(sock.recv(64) == b"STOPPING=1", "no STOPPING=1")
 rc = p.wait(20)
