@@ -14,9 +14,10 @@
 
 /* One CPU's counts since the program was loaded, by counted syscall (config
  * order: calls, bytes, errors and time), and by side (enum io_dir): the
- * size and time histograms, the time, the calls and the bytes by kind of descriptor
- * (a side's calls and bytes are sums). Laid out as struct sio_totals after the
- * sequence words. Only ever added to: the sampler takes differences. */
+ * size and time histograms, the time, and the calls and bytes by kind of
+ * descriptor (a side's calls and bytes are sums). Laid out as struct
+ * sio_totals after the sequence words. Only ever added to: the sampler
+ * takes differences. */
 struct sio_slot {
 	struct ebpf_slot_seq seq;
 	__u64 calls[SIO_MAX_SYSCALLS];

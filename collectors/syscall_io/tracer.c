@@ -430,9 +430,10 @@ static int seize(struct tracer *tr, pid_t tid, long options)
 }
 
 /* Attached: every thread of every process of the tree (but tr->skip's),
- * found again until a pass finds nothing new. A thread that appeared meanwhile was auto-attached
- * by its creator (EPERM here: it is ours already) or is found next pass. Each
- * is interrupted, and starts syscall tracing at that stop. */
+ * found again until a pass finds nothing new. A thread that appeared
+ * meanwhile was auto-attached by its creator (EPERM here: it is ours
+ * already) or is found next pass. Each is interrupted, and starts syscall
+ * tracing at that stop. */
 static int attach_tree(struct tracer *tr)
 {
 	int r = seize(tr, tr->target, trace_options);
