@@ -196,9 +196,10 @@ def test_yama_scope_1_names_iopsample_the_tracer_for_the_block(binary, tmp_path,
     class FakeLibc:
         def prctl(self, option, arg, *rest):
             pid = arg.value
-            cmdline = open("/proc/%d/cmdline" % pid, "rb").read().split(b"\0") if pid else []
-            # before the config is written: iopsample still waits for it
-            calls.append((option, pid, cmdline[1:3], os.path.exists(tmp_path / "yama")))
+            # this process's child (iopsample, just exec'd), before the
+            # config is written: iopsample still waits for it
+            ppid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1]) if pid else 0
+            calls.append((option, pid, ppid, os.path.exists(tmp_path / "yama")))
             return 0
 
     monkeypatch.setattr(runner, "_yama_scope", lambda: 1)
@@ -207,5 +208,5 @@ def test_yama_scope_1_names_iopsample_the_tracer_for_the_block(binary, tmp_path,
     with iopsample.profile(sources=["proc_io"], output_dir=tmp_path, name="yama") as ep:
         named = list(calls)
     assert ep.status == "complete"
-    assert named == [(runner.PR_SET_PTRACER, named[0][1], [b"run", b"-"], False)]
-    assert calls[1:] == [(runner.PR_SET_PTRACER, 0, [], True)]
+    assert named == [(runner.PR_SET_PTRACER, named[0][1], os.getpid(), False)]
+    assert calls[1:] == [(runner.PR_SET_PTRACER, 0, 0, True)]
