@@ -402,10 +402,13 @@ def main():
                 with Client(args.scheduler) as client:
                     export(client, episodes, grid, partial)
             else:
+                # a failure reaches this process as the task's exception; the
+                # cluster's own ERROR logs of it are its teardown racing the
+                # failed task (a connection reset), not a second message
                 with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                   worker_dashboard_address="127.0.0.1:0",
-                                  silence_logs=logging.ERROR) as cluster, \
+                                  silence_logs=logging.CRITICAL) as cluster, \
                         Client(cluster) as client:
                     export(client, episodes, grid, partial)
             os.rename(partial, args.output)
