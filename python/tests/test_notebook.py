@@ -21,15 +21,28 @@ def text_of(output):
 
 
 @pytest.fixture(scope="module")
-def executed(binary, tmp_path_factory):
+def nb_dir(tmp_path_factory):
+    """The notebook's folder, and the kernel's TMPDIR."""
+    return str(tmp_path_factory.mktemp("nb"))
+
+
+@pytest.fixture(scope="module")
+def executed(binary, nb_dir):
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    env_path = os.environ.get("PYTHONPATH", "")
-    os.environ["PYTHONPATH"] = os.path.join(TOP, "python") + (os.pathsep + env_path if env_path else "")
+    here = nb_dir
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "TMPDIR")}
+    # the kernel imports this tree's package, and makes its files here
+    os.environ["PYTHONPATH"] = os.path.join(TOP, "python") + (os.pathsep + saved["PYTHONPATH"]
+                                                              if saved["PYTHONPATH"] else "")
+    os.environ["TMPDIR"] = here
     try:
-        NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}).execute()
+        NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": here}}).execute()
     finally:
-        os.environ["PYTHONPATH"] = env_path
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return nb
 
 
@@ -63,3 +76,10 @@ def test_the_histogram_and_the_frame_plot_are_images(executed):
     sums = "".join(text_of(o) for o in cell_with(executed, "frame.filter").outputs)
     assert re.search(r"by_kind.file.write_bytes\s+1048576\b", sums), sums
     assert re.search(r"by_kind.file.write_calls\s+256\b", sums), sums
+
+
+def test_the_notebook_leaves_no_dataset_behind(executed, nb_dir):
+    cleanup = cell_with(executed, "import shutil")
+    assert not [o for o in cleanup.outputs if o.get("output_type") == "error"]
+    left = [p for p in os.listdir(nb_dir) if p.startswith("iopsample-quickstart-")]
+    assert left == [], left
