@@ -74,6 +74,8 @@ OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o $(BUILD)/obj/gen
 LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+# test doubles the tests load in place of a library: NVML's (IOPSAMPLE_TEST_NVML)
+FIXTURE_LIBS := $(BUILD)/fixtures/libfake_nvml.so
 
 .PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
 all: $(BUILD)/iopsample
@@ -173,6 +175,11 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
 
+# Never sanitized: dlopen'd into iopsample, the double is not under test.
+$(BUILD)/fixtures/lib%.so: tests/fixtures/%.c collectors/gpu/nvml.h | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Icollectors -Ilib -o $@ $<
+
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio \
 	$(BUILD)/workloads/blkwork $(BUILD)/workloads/metawork $(BUILD)/workloads/patwork: LDFLAGS += -static
@@ -197,7 +204,7 @@ $(NODE_TOOLS):
 		ajv@$(AJV_VERSION) @duckdb/node-api@$(DUCKDB_NODE_VERSION)
 	@touch $@
 
-check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer
+check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
 
 # ---- sanitizers, memcheck, fuzzing --------------------------------------
@@ -206,15 +213,16 @@ check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps $(NODE_T
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan: $(BUILD)/.build-deps $(BUILD)/.test-deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(ASAN_FLAGS)" \
-		$(BUILD)/asan/iopsample asan-units asan-workloads \
+		$(BUILD)/asan/iopsample asan-units asan-workloads asan-fixtures \
 		$(BUILD)/asan/node/.installed-ajv-$(AJV_VERSION)-duckdb-$(DUCKDB_NODE_VERSION)
 	@IOPSAMPLE_ASAN=1 ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run $(BUILD)/asan
-.PHONY: asan-units asan-workloads
+.PHONY: asan-units asan-workloads asan-fixtures
 asan-units: $(UNIT_BINS)
 asan-workloads: $(WORKLOADS)
+asan-fixtures: $(FIXTURE_LIBS)
 
-valgrind: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(BUILD)/.test-deps
+valgrind: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps
 	@MEMCHECK=1 tests/run $(BUILD)
 
 # libFuzzer wants clang; the objects it fuzzes get a tree of their own
@@ -320,4 +328,4 @@ deb: | $(BUILD)/.build-deps
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(WORKLOADS:=.d) $(SKELS:$(BUILD)/gen/%.skel.h=$(BUILD)/bpf/%.bpf.d)
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(WORKLOADS:=.d) $(FIXTURE_LIBS:.so=.d) $(SKELS:$(BUILD)/gen/%.skel.h=$(BUILD)/bpf/%.bpf.d)

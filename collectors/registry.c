@@ -10,6 +10,7 @@ extern const struct collector_ops block_io_ops;
 extern const struct collector_ops diskstats_ops;
 extern const struct collector_ops taskstats_ops;
 extern const struct collector_ops cgroup_ops;
+extern const struct collector_ops gpu_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
@@ -19,6 +20,7 @@ const struct collector_ops *const collector_registry[] = {
 	&diskstats_ops,
 	&taskstats_ops,
 	&cgroup_ops,
+	&gpu_ops,
 	NULL,
 };
 

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The gpu source against a GPU that does known work (tests/gpu/check.sh).
+
+Under iopsample (gpu and proc_io at 10 ms), tests/gpu/torch_job.py makes
+its CUDA context, allocates 1 GiB on the GPU, copies 1 GiB host->device and
+1 GiB device->host, each step between quiet spells, and writes when each
+step ran. Checked against what the job did:
+
+  tree_mem      tree_mem_bytes after the allocation less before it is
+                exactly the 1 073 741 824 bytes allocated;
+  pcie_rx       pcie_rx_bytes over the rows the host->device copy spans is
+                1.0 to 1.15 times the bytes copied (PCIe's own overhead is
+                counted too), and pcie_tx over the device->host copy;
+  grid          10 ms rows, none missed (the manifest's missed_ticks) and
+                none wider than 1.5 intervals (rows whose reading was late,
+                the manifest's late_rows, are counted and shown);
+  cost          the sampler's CPU (/proc/PID/task/*/schedstat, the
+                scheduler's exact clock, over all its threads) per tick while
+                the job runs is at most 1 ms.
+
+Prints PASS/FAIL/SKIP lines for tests/run, and the figures measured; with
+GPU_CHECK_OUT set, writes them there as JSON too. Standard library only:
+the job runs under the python3 that has PyTorch (PYTHON)."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+IOPS = os.environ.get("IOPSAMPLE", "build/iopsample")
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTERVAL_NS = 10_000_000
+GIB = 1 << 30
+figures = {}
+
+
+def say(kind, name, why=""):
+    print("%s gpu/%s%s" % (kind, name, ": " + why if why else ""))
+
+
+def check(name, ok, why):
+    say("PASS" if ok else "FAIL", name, "" if ok else why)
+
+
+def skip_all(why):
+    say("SKIP", "check", why)
+    sys.exit(0)
+
+
+def find_sampler(after, deadline):
+    """The gpu sampler (comm iops-gpu) started after `after`."""
+    while time.monotonic() < deadline:
+        for d in glob.glob("/proc/[0-9]*"):
+            try:
+                if open(d + "/comm").read().strip() == "iops-gpu":
+                    return int(os.path.basename(d))
+            except OSError:
+                pass
+        time.sleep(0.02)
+    return None
+
+
+def schedstat(pid):
+    """On-CPU ns of every thread of pid (NVML's and the energy reader's too)."""
+    total = 0
+    for t in glob.glob("/proc/%d/task/*/schedstat" % pid):
+        try:
+            with open(t) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass  # a thread that ended: its time is lost to the sum, not added
+    return total
+
+
+def rows_over(rows, t0, t1):
+    """Rows whose interval meets [t0, t1] (t_wall_ns)."""
+    return [r for r in rows if r["t_wall_ns"] > t0 and r["t_wall_ns"] - r["interval_ns"] < t1]
+
+
+def main():
+    probe = json.loads(subprocess.run([IOPS, "probe"], capture_output=True, text=True, check=True).stdout)
+    gpu = probe["sources"]["gpu"]
+    if gpu["status"] != "ok":
+        skip_all("no GPU to check against: " + gpu["error"])
+    torch_ok = subprocess.run([sys.executable, "-c", "import sys, torch; sys.exit(not torch.cuda.is_available())"],
+                              capture_output=True)
+    if torch_ok.returncode != 0:
+        skip_all("a GPU, but no PyTorch with CUDA in %s" % sys.executable)
+    figures["gpus"] = [{k: g[k] for k in ("index", "name", "uuid", "pcie_max_gen", "pcie_max_width")}
+                       for g in gpu["gpus"]]
+    figures["driver"] = gpu["nvml"].get("driver_version")
+
+    work = tempfile.mkdtemp(prefix="iopsample-gpu-")
+    marks = os.path.join(work, "marks.json")
+    with open(os.path.join(work, "ep.yaml"), "w") as f:
+        json.dump({"episode": {"name": "gpu", "output_dir": work},
+                   "target": {"command": [sys.executable, os.path.join(HERE, "torch_job.py"), marks]},
+                   "sources": {"gpu": {"interval": "10ms", "devices": [0]},
+                               "proc_io": {"interval": "10ms"}}}, f)
+    start = time.monotonic()
+    run = subprocess.Popen([IOPS, "run", os.path.join(work, "ep.yaml"), "--quiet"])
+    sampler = find_sampler(start, start + 60)
+    # the sampler's CPU from its first rows to the job's last step
+    time.sleep(1.0)
+    c0, w0 = schedstat(sampler), time.time_ns()
+    while run.poll() is None and not os.path.exists(marks):
+        c1, w1 = schedstat(sampler), time.time_ns()
+        time.sleep(0.01)
+    rc = run.wait()
+    ep = os.path.join(work, "gpu")
+    manifest = json.load(open(os.path.join(ep, "manifest.json")))
+    check("episode", rc == 0 and manifest["status"] == "complete" and manifest["sources"]["gpu"]["status"] == "ok",
+          "iopsample exited %d, status %s, gpu %s" % (rc, manifest["status"], manifest["sources"]["gpu"]))
+    rows = [json.loads(l) for l in open(os.path.join(ep, "gpu.jsonl"))]
+    m = json.load(open(marks))
+    dev = lambda r: r["by_device"]["0"]
+
+    # the allocation: the gauge at the last tick before it and the first after
+    before = [r for r in rows if r["t_wall_ns"] < m["alloc"][0]][-1]
+    after = [r for r in rows if m["alloc"][1] < r["t_wall_ns"] < m["h2d"][0]][0]
+    grew = dev(after)["tree_mem_bytes"] - dev(before)["tree_mem_bytes"]
+    figures["tree_mem_before"] = dev(before)["tree_mem_bytes"]
+    figures["tree_mem_grew"] = grew
+    figures["tree_processes"] = dev(after)["tree_processes"]
+    check("tree_mem", grew == m["bytes"] and dev(after)["tree_processes"] >= 1,
+          "tree_mem_bytes rose by %d over the 1 GiB allocation (want %d); tree_processes %s"
+          % (grew, m["bytes"], dev(after)["tree_processes"]))
+
+    for name, field, step in (("pcie_rx", "pcie_rx_bytes", "h2d"), ("pcie_tx", "pcie_tx_bytes", "d2h")):
+        span = rows_over(rows, *m[step])
+        vals = [dev(r)[field] for r in span]
+        total = sum(v for v in vals if v is not None)
+        ratio = total / m["bytes"]
+        figures[name + "_ratio"] = round(ratio, 4)
+        figures[step + "_ms"] = round((m[step][1] - m[step][0]) / 1e6, 1)
+        check(name, None not in vals and 1.0 <= ratio <= 1.15,
+              "%s over the %s copy (%d rows) is %.4f x the bytes copied (want 1.0 to 1.15)%s"
+              % (field, step, len(span), ratio, "; some rows null" if None in vals else ""))
+
+    src = manifest["sources"]["gpu"]
+    widest = max(r["interval_ns"] for r in rows[1:-1])
+    figures["rows"] = len(rows)
+    figures["missed_ticks"] = src["missed_ticks"]
+    figures["widest_interval_ms"] = round(widest / 1e6, 3)
+    figures["late_rows"] = src["late_rows"]
+    check("grid", src["missed_ticks"] == 0 and widest <= 1.5 * INTERVAL_NS,
+          "missed_ticks %d, widest row %.3f ms at a 10 ms interval" % (src["missed_ticks"], widest / 1e6))
+
+    ticks = len([r for r in rows if w0 < r["t_wall_ns"] <= w1])
+    per_tick = (c1 - c0) / max(ticks, 1)
+    figures["cpu_per_tick_us"] = round(per_tick / 1e3, 1)
+    figures["cost_ticks"] = ticks
+    energy = [dev(r)["energy_mj"] for r in rows if dev(r)["energy_mj"]]
+    figures["energy_mj"] = sum(energy)
+    figures["energy_readings"] = len(energy)
+    check("cost", ticks > 50 and per_tick <= 1e6,
+          "the sampler used %.1f us of CPU a tick over %d ticks (want at most 1000)" % (per_tick / 1e3, ticks))
+
+    print("    figures: " + json.dumps(figures))
+    out = os.environ.get("GPU_CHECK_OUT")
+    if out:  # the figures, the episode's rows and manifest, the job's marks
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "figures.json"), "w") as f:
+            json.dump(figures, f, indent=1)
+        for name in ("gpu.jsonl", "manifest.json", "proc_io.jsonl"):
+            subprocess.run(["cp", os.path.join(ep, name), out])
+        subprocess.run(["cp", marks, out])
+
+
+if __name__ == "__main__":
+    main()
