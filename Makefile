@@ -77,7 +77,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 # test doubles the tests load in place of a library: NVML's (IOPSAMPLE_TEST_NVML)
 FIXTURE_LIBS := $(BUILD)/fixtures/libfake_nvml.so
 
-.PHONY: all check run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
+.PHONY: all check check-gpu run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
 all: $(BUILD)/iopsample
 
 $(BUILD)/.build-deps:
@@ -206,6 +206,11 @@ $(NODE_TOOLS):
 
 check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
+
+# The gpu source against a GPU doing known work (PyTorch): where no NVIDIA
+# driver or no PyTorch with CUDA is, it says so and skips. check runs it too.
+check-gpu: $(BUILD)/iopsample
+	@tests/gpu/check.sh $(BUILD)
 
 # ---- sanitizers, memcheck, fuzzing --------------------------------------
 

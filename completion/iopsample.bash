@@ -7,7 +7,7 @@ _iopsample()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	local commands="run check probe events cat validate summary export compare report schema"
-	local sources="proc_io syscall_io perf_event block_io diskstats taskstats cgroup"
+	local sources="proc_io syscall_io perf_event block_io diskstats taskstats cgroup gpu"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return

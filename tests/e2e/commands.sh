@@ -16,7 +16,7 @@ expect(h["kernel_release"] == os.uname().release, "kernel_release " + str(h["ker
 expect(h["cpu_count"] == os.cpu_count(), "cpu_count %s" % h["cpu_count"])
 expect(h["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "paranoid")
 s = p["sources"]
-expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup"], "sources %s" % list(s))
+expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup", "gpu"], "sources %s" % list(s))
 # the cgroups, as /proc/self/mountinfo and /proc/self/cgroup say: the trial
 # episode cgroup made and gone again
 cg = p["cgroups"]

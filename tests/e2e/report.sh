@@ -58,8 +58,17 @@ sources:
   diskstats: {interval: 10ms, devices: [${LOOP#/dev/}]}
   taskstats: {interval: 10ms}
   cgroup: {interval: 10ms, devices: [${LOOP#/dev/}]}
+  gpu: {interval: 10ms}
 EOY
-	"$IOPSAMPLE" run "$WORK/all.yaml" --quiet &&
+	# gpu from NVML's test double (tests/e2e/gpu.sh): PCIe beside the
+	# tree's read bytes, utilization, memory
+	printf '%s\n' "gpu GPU-00000000-fake-0000-0000-000000000000 Fake_H100 5 16" \
+		"0 pcie_rx 0 4096 1052672 2101248 3149824 4198400" "0 pcie_tx 0 512 1024" \
+		"0 gpu_util 0 35 80 97 64" "0 mem_util 0 12 40" "0 mem_used 641728512 1715470336" \
+		"0 power 71000 250000 402000" "0 sm_clock 345 1980" "0 temperature 31 33 36" \
+		"0 energy 1000 1100 2300 4900" "0 throttle 1 0 4 0" >"$WORK/nvml.script"
+	IOPSAMPLE_TEST_NVML=$BUILD/fixtures/libfake_nvml.so FAKE_NVML_SCRIPT=$WORK/nvml.script \
+		"$IOPSAMPLE" run "$WORK/all.yaml" --quiet &&
 		"$IOPSAMPLE" report "$WORK/episodes/all" -o "$WORK/all.html"
 }
 
@@ -98,17 +107,18 @@ for src in m["sources"]:
             expect(len(mine) >= 1, "%s.%s: no chart" % (src, field))
         want += len(mine)
 over = [c for k, c in caps if " vs " in c]
-expect(len(over) == 4, "overlays %s" % over)  # wchar, rchar, syscw, syscr against syscall_io
+# wchar, rchar, syscw, syscr against syscall_io; gpu's PCIe received against rchar
+expect(len(over) == 5 and "gpu.pcie_rx_bytes (deployable) vs proc_io.rchar (deployable)" in over, "overlays %s" % over)
 # the totals an overlay states are the rows' sums
 sums = {}
-for src in ("proc_io", "syscall_io"):
+for src in ("proc_io", "syscall_io", "gpu"):
     out = subprocess.run([iops, "cat", ep_dir + "/" + m["sources"][src]["file"]], capture_output=True, text=True, check=True).stdout
     for r in map(json.loads, out.splitlines()):
         for k, v in r.items():
             if isinstance(v, int) and not isinstance(v, bool) and k not in ENVELOPE:
                 sums[src + "." + k] = sums.get(src + "." + k, 0) + v
 stated = re.findall(r'data-totals="\[(\d+),(\d+)\]"><figcaption>(\w+\.\w+) \(\w+\) vs (\w+\.\w+) ', dom)
-expect(len(stated) == 4, "overlay totals %s" % stated)
+expect(len(stated) == 5, "overlay totals %s" % stated)
 for ta, tb, fa, fb in stated:
     expect((int(ta), int(tb)) == (sums[fa], sums[fb]), "overlay %s vs %s: totals %s %s, rows %d %d" % (fa, fb, ta, tb, sums[fa], sums[fb]))
     expect("difference %d" % (int(ta) - int(tb)) in dom, "the difference of %s and %s is not stated" % (fa, fb))

@@ -20,8 +20,31 @@ sources:
   diskstats: {interval: 10ms}
   taskstats: {interval: 10ms}
   cgroup: {interval: 10ms}
+  gpu: {interval: 10ms}
 EOY
-"$IOPSAMPLE" run "$WORK/every.yaml" --quiet >"$WORK/run.log" 2>&1
+# gpu from NVML's test double (tests/e2e/gpu.sh): two GPUs, one giving less
+cat >"$WORK/nvml.script" <<'EOS'
+gpu GPU-00000000-fake-0000-0000-000000000000 Fake_H100 5 16
+gpu GPU-11111111-fake-1111-1111-111111111111 Fake_T4 3 16
+0 pcie_tx 1000 2000 4000000000 4294000000 4294967000 500 70000
+0 pcie_rx 0 100 200 300
+0 energy 5000 5100 5700 6900
+0 gpu_util 10 20 30
+0 mem_util 1 2 3 4
+0 mem_used 1073741824
+0 power 70000 71000
+0 sm_clock 1755 1980
+0 temperature 33 34
+0 throttle 0 1 4
+1 pcie_tx 7 8 9
+1 pcie_rx 7 8 9
+1 gpu_util 5
+1 mem_util 5
+1 mem_used 1000
+1 power 20000
+EOS
+IOPSAMPLE_TEST_NVML=$BUILD/fixtures/libfake_nvml.so FAKE_NVML_SCRIPT=$WORK/nvml.script \
+	"$IOPSAMPLE" run "$WORK/every.yaml" --quiet >"$WORK/run.log" 2>&1
 RUN_RC=$?
 EP=$WORK/episodes/every
 
