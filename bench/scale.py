@@ -9,7 +9,8 @@ at 10 ms with that source alone, its target an idle tree of N processes
 (tests/workloads/iowork --sleepers N-1). Measured side by side in that run:
 
   sampler    the source's sampler's on-CPU time per tick, from the
-             scheduler's exact clock (/proc/PID/schedstat), once the
+             scheduler's exact clock (/proc/PID/schedstat; for gpu, whose
+             reader thread makes the NVML calls, all its threads), once the
              episode is under way (what opening cost, loading an eBPF
              program, is left out: the manifest's cpu_ns over its rows
              holds it too, and is shown as well);
@@ -45,13 +46,42 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-SOURCES = ["proc_io", "taskstats", "cgroup", "diskstats", "perf_event", "syscall_io", "block_io"]
+SOURCES = ["proc_io", "taskstats", "cgroup", "diskstats", "perf_event", "syscall_io", "block_io", "gpu"]
+# Where no GPU is, gpu runs on NVML's test double (tests/fixtures/fake_nvml.c),
+# one GPU whose values change every call: what iopsample itself costs
+# around NVML's calls, which on a real GPU come on top (bench/nvml_calls.py).
+FAKE_GPU = """gpu GPU-00000000-fake-0000-0000-000000000000 Fake 5 16
+0 pcie_tx 1000 2000 3000 4000 5000 6000
+0 pcie_rx 0 100 200 300 400
+0 energy 5000 5100 5700 6900
+0 gpu_util 10 20 30
+0 mem_util 1 2 3
+0 mem_used 1073741824
+0 power 70000 71000
+0 sm_clock 1755 1980
+0 temperature 33 34
+0 throttle 0 1
+0 proc 1 1000
+"""
+
+
+def gpu_env(build, work):
+    """The environment gpu runs in: this host's NVML, else the test double."""
+    p = json.loads(subprocess.run([found.iopsample(build), "probe"], capture_output=True, text=True).stdout)
+    if p["sources"]["gpu"]["status"] == "ok":
+        return dict(os.environ)
+    script = os.path.join(work, "nvml.script")
+    with open(script, "w") as f:
+        f.write(FAKE_GPU)
+    return dict(os.environ, IOPSAMPLE_TEST_NVML=os.path.join(build, "fixtures", "libfake_nvml.so"),
+                FAKE_NVML_SCRIPT=script)
 SECONDS = 10
 INTERVAL_NS = 10_000_000
 FLOOR_TICKS = 120  # a window: 1.2 s
@@ -59,9 +89,19 @@ WINDOWS = 5  # windows an episode: the median ratio is shown
 PERF_EVENTS = ["task-clock", "page-faults", "context-switches", "cpu-migrations"]
 
 
-def schedstat(pid):
-    with open("/proc/%d/schedstat" % pid) as f:
-        return int(f.read().split()[0])
+def schedstat(pid, threads=False):
+    """On-CPU ns of pid's main thread, or of all its threads."""
+    if not threads:
+        with open("/proc/%d/schedstat" % pid) as f:
+            return int(f.read().split()[0])
+    total = 0
+    for t in glob.glob("/proc/%d/task/*/schedstat" % pid):
+        try:
+            with open(t) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
 
 
 def find_comm(comm, deadline):
@@ -117,7 +157,7 @@ def sampler_files(pid):
 def floor_cmd(build, work, src, row_len, keeper, manifest, sampler, n):
     """scale_floor doing the reads src does; it prints its on-CPU ns per tick."""
     cmd = [os.path.join(build, "bench", "scale_floor"), str(FLOOR_TICKS), os.path.join(work, "floor.out"), str(row_len)]
-    v2 = next((c["path"] for c in manifest["cgroup"]["cgroups"] if c["version"] == 2), None)
+    v2 = next((c["path"] for c in (manifest.get("cgroup") or {}).get("cgroups", []) if c["version"] == 2), None)
     if src == "proc_io":
         return cmd + ["proc", str(keeper), os.path.join(v2, "cgroup.procs")]
     if src == "taskstats":
@@ -127,15 +167,17 @@ def floor_cmd(build, work, src, row_len, keeper, manifest, sampler, n):
     if src == "perf_event":
         counted = [e["event"] for e in manifest["sources"]["perf_event"]["events"] if e["counted"]]
         return cmd + ["perf", str(n)] + counted
+    if src == "gpu":
+        return cmd + ["nvml", manifest["sources"]["gpu"]["nvml"]["library"]]
     return cmd + ["wait"]  # the eBPF sources read mapped memory: no system call
 
 
-def side_by_side(cmd, sampler):
+def side_by_side(cmd, sampler, threads, env=None):
     """The floor's and the sampler's CPU per tick over the same window: the
     floor runs while the sampler samples."""
-    t0, c0 = time.monotonic(), schedstat(sampler)
-    fl = int(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    t1, c1 = time.monotonic(), schedstat(sampler)
+    t0, c0 = time.monotonic(), schedstat(sampler, threads)
+    fl = int(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
+    t1, c1 = time.monotonic(), schedstat(sampler, threads)
     return (c1 - c0) / ((t1 - t0) * 1e9 / INTERVAL_NS), fl
 
 
@@ -163,7 +205,8 @@ def episode(build, work, name, src, n, want_perf):
         f.write("target: {command: [%s/workloads/iowork, --sleep-ms, \"%d\", --sleepers, \"%d\"], stdout: null}\n"
                 % (build, SECONDS * 1000 + 5000, n - 1))
         f.write("sources: {%s: {interval: 10ms}}\n" % src)
-    run = subprocess.Popen([found.iopsample(build), "run", cfg, "--quiet"])
+    env = gpu_env(build, work) if src == "gpu" else None
+    run = subprocess.Popen([found.iopsample(build), "run", cfg, "--quiet"], env=env)
     start = time.monotonic()
     sampler = find_comm("iops-" + src, start + 5)
     keeper = find_comm("iops-keeper", start + 5)
@@ -171,10 +214,10 @@ def episode(build, work, name, src, n, want_perf):
     manifest = json.load(open(os.path.join(out, "manifest.json")))
     row_len = mean_row_len(os.path.join(out, src + ".jsonl"))
     cmd = floor_cmd(build, work, src, row_len, keeper, manifest, sampler, n)
-    pairs = [side_by_side(cmd, sampler) for _ in range(WINDOWS)]
+    pairs = [side_by_side(cmd, sampler, src == "gpu", env) for _ in range(WINDOWS)]
     ratios = sorted(a / b for a, b in pairs)
     mid = pairs[[a / b for a, b in pairs].index(ratios[len(ratios) // 2])]
-    ps = perf_stat(tree_of(keeper)[1:]) if want_perf else None
+    ps = perf_stat(tree_of(keeper)[1:]) if want_perf and shutil.which("perf") else None
     if run.wait() != 0:
         raise SystemExit("%s: iopsample exited %d" % (name, run.returncode))
     m = json.load(open(os.path.join(out, "manifest.json")))["sources"][src]
@@ -202,7 +245,8 @@ def start_episode(build, work, src):
         f.write("episode: {name: %s, output_dir: %s}\n" % (name, work))
         f.write("target: {command: %s, stdout: null}\n" % json.dumps(START_LOOP))
         f.write("sources: {%s: {interval: 10ms}}\n" % src)
-    subprocess.run([found.iopsample(build), "run", cfg, "--quiet"], check=True)
+    subprocess.run([found.iopsample(build), "run", cfg, "--quiet"], check=True,
+                   env=gpu_env(build, work) if src == "gpu" else None)
     rows = [json.loads(l) for l in open(os.path.join(work, name, src + ".jsonl"))]
     start = [r for r in rows if r["t_mono_ns"] <= 2_000_000_000]
     stop = [r for r in rows if r["t_mono_ns"] > 2_000_000_000 + INTERVAL_NS]
@@ -211,7 +255,10 @@ def start_episode(build, work, src):
 
 
 def perf_start():
-    """perf stat -I 10 over the same start: its widest interval in its first 2 s."""
+    """perf stat -I 10 over the same start: its widest interval in its first 2 s
+    (None where perf is not installed)."""
+    if not shutil.which("perf"):
+        return None
     p = subprocess.run(["perf", "stat", "-I", "10", "-x", ",", "-e", "task-clock", "--", "sh", "-c", START_LOOP],
                        capture_output=True, text=True)
     stamps = set()

@@ -24,8 +24,15 @@
  *   scale_floor TICKS OUT LINE_LEN perf PROCESSES EVENT...
  *       a tree of PROCESSES idle processes forked under counters opened
  *       as perf_event opens them (one group, inherited, on the tree's
- *       first process before it starts), one read of the group a tick */
+ *       first process before it starts), one read of the group a tick
+ *   scale_floor TICKS OUT LINE_LEN nvml LIBRARY
+ *       NVML (LIBRARY: libnvidia-ml.so.1, or the test double) opened, and
+ *       each tick the calls gpu makes for every GPU, on one thread: PCIe
+ *       field values, utilization, memory, compute and graphics processes,
+ *       power, SM clock, temperature, clock event reasons; the energy
+ *       every 100 ms or 100 times what its last reading took */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -332,6 +339,86 @@ static void perf_tick(void)
 		die("perf read");
 }
 
+/* ---- nvml ---- */
+
+/* NVML's calls, by their types' sizes (the gpu source's nvml.h has them
+ * named): a field value is 40 bytes, a process entry 24. */
+typedef int (*nv_fn)();
+static nv_fn nv_fields, nv_energy, nv_util, nv_mem, nv_compute, nv_graphics, nv_power, nv_clock,
+	nv_temp, nv_reasons;
+static void *gpus[16];
+static unsigned ngpus;
+static int64_t energy_at[16], energy_cost[16];
+
+static nv_fn sym(void *h, const char *name)
+{
+	nv_fn f = (nv_fn)dlsym(h, name);
+	if (!f) {
+		fprintf(stderr, "scale_floor: no %s\n", name);
+		exit(2);
+	}
+	return f;
+}
+
+static void nvml_setup(const char *library)
+{
+	void *h = dlopen(library, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "scale_floor: %s\n", dlerror());
+		exit(2);
+	}
+	if (sym(h, "nvmlInit_v2")() != 0 || sym(h, "nvmlDeviceGetCount_v2")(&ngpus) != 0)
+		die("nvmlInit");
+	if (ngpus > 16)
+		ngpus = 16;
+	for (unsigned i = 0; i < ngpus; i++)
+		sym(h, "nvmlDeviceGetHandleByIndex_v2")(i, &gpus[i]);
+	nv_fields = sym(h, "nvmlDeviceGetFieldValues");
+	nv_energy = sym(h, "nvmlDeviceGetTotalEnergyConsumption");
+	nv_util = sym(h, "nvmlDeviceGetUtilizationRates");
+	nv_mem = sym(h, "nvmlDeviceGetMemoryInfo");
+	nv_compute = sym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+	nv_graphics = sym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+	nv_power = sym(h, "nvmlDeviceGetPowerUsage");
+	nv_clock = sym(h, "nvmlDeviceGetClockInfo");
+	nv_temp = sym(h, "nvmlDeviceGetTemperature");
+	nv_reasons = sym(h, "nvmlDeviceGetCurrentClocksEventReasons");
+}
+
+static void nvml_tick(void)
+{
+	static unsigned char fv[2][40], procs[64][24];
+	unsigned u[4];
+	unsigned long long ull;
+	for (unsigned i = 0; i < ngpus; i++) {
+		void *d = gpus[i];
+		memset(fv, 0, sizeof(fv));
+		*(unsigned *)fv[0] = 197;
+		*(unsigned *)fv[1] = 198;
+		nv_fields(d, 2, fv);
+		/* as gpu spaces them: 100 ms, or 100 times what the last took */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		int64_t now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		if (now - energy_at[i] >= (energy_cost[i] * 100 > 100000000 ? energy_cost[i] * 100 : 100000000)) {
+			nv_energy(d, &ull);
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			energy_cost[i] = ts.tv_sec * 1000000000LL + ts.tv_nsec - now;
+			energy_at[i] = now;
+		}
+		nv_util(d, u);
+		nv_mem(d, buf);
+		unsigned n = 64;
+		nv_compute(d, &n, procs);
+		n = 64;
+		nv_graphics(d, &n, procs);
+		nv_power(d, u);
+		nv_clock(d, 1, u);
+		nv_temp(d, 0, u);
+		nv_reasons(d, &ull);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
@@ -358,6 +445,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "perf") && argc >= 7) {
 		perf_setup(atol(argv[5]), argv + 6, argc - 6);
 		work = perf_tick;
+	} else if (!strcmp(mode, "nvml") && argc == 6) {
+		nvml_setup(argv[5]);
+		work = nvml_tick;
 	} else if (strcmp(mode, "wait")) {
 		fprintf(stderr, "scale_floor: unknown mode or arguments: %s\n", mode);
 		return 2;

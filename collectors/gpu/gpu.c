@@ -357,10 +357,13 @@ static int gpu_probe(struct source_config *sc, const struct target_info *t, json
 		json_t *uuids = json_array();
 		for (size_t i = 0; r == 0 && i < cfg->nuuid; i++)
 			json_array_append_new(uuids, json_string(cfg->uuid[i]));
-		char *out = json_dumps(json_pack("{s:i, s:s, s:o, s:o}", "r", r, "why", e.msg, "details",
-						 details, "uuids", uuids),
-				       JSON_COMPACT);
-		_exit(out && write_all(p[1], out, strlen(out)) >= 0 ? 0 : 1);
+		json_t *answer = json_pack("{s:i, s:s, s:o, s:o}", "r", r, "why", e.msg, "details",
+					   details, "uuids", uuids);
+		char *out = json_dumps(answer, JSON_COMPACT);
+		int code = out && write_all(p[1], out, strlen(out)) >= 0 ? 0 : 1;
+		json_decref(answer);
+		free(out);
+		_exit(code);
 	}
 	close(p[1]);
 	size_t len;

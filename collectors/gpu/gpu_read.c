@@ -10,6 +10,19 @@
 #include "gpu_source.h"
 #include "procfs.h"
 
+/* The reader's mutex guards what it shares with the sampler, once it runs. */
+void gpu_lock(struct gpu *g)
+{
+	if (g->running)
+		pthread_mutex_lock(&g->mu);
+}
+
+void gpu_unlock(struct gpu *g)
+{
+	if (g->running)
+		pthread_mutex_unlock(&g->mu);
+}
+
 const struct gpu_field gpu_fields[NFIELDS] = {
 	[F_PCIE_TX] = {"pcie_tx_bytes", R_PCIE, SUM},
 	[F_PCIE_RX] = {"pcie_rx_bytes", R_PCIE, SUM},

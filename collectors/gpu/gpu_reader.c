@@ -13,18 +13,6 @@
 #include "clock.h"
 #include "gpu_source.h"
 
-void gpu_lock(struct gpu *g)
-{
-	if (g->running)
-		pthread_mutex_lock(&g->mu);
-}
-
-void gpu_unlock(struct gpu *g)
-{
-	if (g->running)
-		pthread_mutex_unlock(&g->mu);
-}
-
 static struct timespec at(int64_t mono_ns)
 {
 	return (struct timespec){.tv_sec = mono_ns / NS_PER_S, .tv_nsec = mono_ns % NS_PER_S};
@@ -48,14 +36,14 @@ static void *reader(void *arg)
 		if (final)
 			for (size_t i = 0; i < g->n; i++)
 				gpu_read_energy(g, &g->dev[i], now, true);
+		/* the sampler woken once the mutex is free: it takes it at once */
 		pthread_mutex_lock(&g->mu);
 		g->done = asked;
-		pthread_cond_broadcast(&g->cv);
-		if (final)
-			continue;
 		pthread_mutex_unlock(&g->mu);
-		for (size_t i = 0; i < g->n; i++)
-			gpu_read_energy(g, &g->dev[i], clock_mono_ns(), false);
+		pthread_cond_broadcast(&g->cv);
+		if (!final)
+			for (size_t i = 0; i < g->n; i++)
+				gpu_read_energy(g, &g->dev[i], clock_mono_ns(), false);
 		pthread_mutex_lock(&g->mu);
 	}
 	pthread_mutex_unlock(&g->mu);
@@ -96,7 +84,9 @@ bool gpu_reader_read(struct gpu *g, int64_t deadline)
 	/* a fresh reading: one still under way (late for its own row) ends
 	 * first, and its counters' change goes to this row or the next */
 	g->want++;
+	pthread_mutex_unlock(&g->mu);
 	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_lock(&g->mu);
 	struct timespec until = at(deadline);
 	int r = 0;
 	while (g->done != g->want && r != ETIMEDOUT)

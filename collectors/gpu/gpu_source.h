@@ -128,6 +128,9 @@ struct gpu {
 };
 
 /* gpu_read.c */
+/* The reader's mutex, when it runs (a no-op before). */
+void gpu_lock(struct gpu *g);
+void gpu_unlock(struct gpu *g);
 /* Describes GPU h as d, takes every reading once (the counters' baselines)
  * and records those refused; its manifest entry. */
 json_t *gpu_open_device(struct gpu *g, struct gpu_dev *d, nvmlDevice_t h);
@@ -147,8 +150,5 @@ void gpu_reader_start(struct gpu *g);
  * ns); true when it came. Without the thread, reads here. */
 bool gpu_reader_read(struct gpu *g, int64_t deadline);
 void gpu_reader_stop(struct gpu *g);
-/* The reader's mutex, when it runs. */
-void gpu_lock(struct gpu *g);
-void gpu_unlock(struct gpu *g);
 
 #endif

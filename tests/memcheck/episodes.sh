@@ -124,6 +124,32 @@ expect(ep.total("cgroup", "cpu_usage_ns") > 0, "no CPU time")
 PY
 }
 
+# gpu on NVML's test double (tests/e2e/gpu.sh): the probe's child, the
+# reader thread, two GPUs of which one is lost midway; and no driver at all.
+# GPU 0's link is PCIe 1.0 x1, whose counters take 13 s to wrap: readings
+# slowed by memcheck are never too far apart to count
+gpu() {
+	printf '%s\n' "gpu GPU-00000000-fake-0000-0000-000000000000 Fake_x1 1 1" \
+		"gpu GPU-11111111-fake-1111-1111-111111111111 Fake_T4 3 16" \
+		"0 pcie_tx 1000 2000 4000000000 4294967000 500" "0 pcie_rx 0 100 200" "0 energy 5000 5100 5700" \
+		"0 gpu_util 10 20" "0 mem_util 1" "0 mem_used 1073741824" "0 power 70000" "0 sm_clock 1980" \
+		"0 temperature 33" "0 throttle 0 4" "0 proc 1 1000" "1 pcie_tx 7 8" "1 pcie_rx 7 8" \
+		"1 power 20000 20000 20000 20000 lost" >"$WORK/nvml.script"
+	IOPSAMPLE_TEST_NVML=$BUILD/fixtures/libfake_nvml.so FAKE_NVML_SCRIPT=$WORK/nvml.script \
+		episode gpu "{gpu: {interval: 10ms}, proc_io: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+	IOPSAMPLE_TEST_NVML=$BUILD/fixtures/libfake_nvml.so FAKE_NVML_SCRIPT=$WORK/nvml.script \
+		memcheck probe >/dev/null || { echo "probe: exit $?"; return 1; }
+	episode nogpu "{gpu: {interval: 10ms, required: false}, proc_io: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+	quiet_logs || return 1
+	episode_py "$WORK/episodes/gpu" <<'PY'
+from epi import expect
+expect(ep.manifest["status"] == "complete", "status")
+rows = ep.rows["gpu"]
+expect(sum(r["by_device"]["0"]["pcie_tx_bytes"] or 0 for r in rows) == (500 - 2000) % 2**32, "PCIe TX")
+expect(rows[-1]["by_device"]["1"]["power_mw"] is None and any("lost" in w for w in ep.manifest["warnings"]), "GPU 1 not lost")
+PY
+}
+
 syscall_io_unavailable() {
 	episode sio "{proc_io: {interval: 10ms}, syscall_io: {interval: 10ms, required: false, backend: ptrace}}" ||
 		{ echo "exit $?"; quiet_logs; return 1; }
@@ -194,6 +220,7 @@ check perf_event_episode_under_memcheck perf_event
 check syscall_io_ebpf_episode_under_memcheck syscall_io_ebpf
 check taskstats_episode_under_memcheck taskstats
 check cgroup_episode_under_memcheck cgroup
+check gpu_episode_under_memcheck gpu
 check syscall_io_ptrace_unavailable_under_memcheck syscall_io_unavailable
 check zstd_and_reading_commands_under_memcheck zstd_and_commands
 check sigterm_under_memcheck sigterm
