@@ -106,6 +106,32 @@ print("    %d rows; GPU 0's PCIe TX rows %s" % (len(rows), tx0[:8]))
 PY
 fi
 
+# columns for SQL engines, and export's table: a deployable source's
+# columns, its counters summing to the rows' sums on another grid
+columns_and_export() {
+	"$IOPSAMPLE" schema --columns gpu --dialect duckdb >"$WORK/cols.txt" &&
+		"$IOPSAMPLE" export "$WORK/episodes/arith" --grid 50ms --deployable-only -o "$WORK/arith.csv" || return 1
+	"$PY" - "$WORK/cols.txt" "$WORK/arith.csv" "$WORK/episodes/arith" <<'PY'
+import ast, sys
+import pandas as pd
+import epi
+cols = ast.literal_eval(open(sys.argv[1]).read())  # DuckDB's columns={...}
+epi.expect(cols["pcie_tx_bytes"] == "BIGINT" and cols["gpu_util_pct"] == "DOUBLE", "columns %s" % cols)
+epi.expect(cols["by_device"].startswith("MAP(VARCHAR, STRUCT(") and '"throttle_reasons" STRUCT(' in cols["by_device"], cols["by_device"])
+t = pd.read_csv(sys.argv[2])
+ep = epi.Episode(sys.argv[3])
+for col, get in (("gpu.pcie_tx_bytes", lambda r: r["pcie_tx_bytes"]),
+                 ("gpu.by_device.0.pcie_tx_bytes", lambda r: r["by_device"]["0"]["pcie_tx_bytes"]),
+                 ("gpu.by_device.1.pcie_rx_bytes", lambda r: r["by_device"]["1"]["pcie_rx_bytes"]),
+                 ("gpu.energy_mj", lambda r: r["energy_mj"])):
+    want = sum(get(r) for r in ep.rows["gpu"])
+    epi.expect(int(t[col].sum()) == want, "%s: the table sums to %d, the rows to %d" % (col, t[col].sum(), want))
+epi.expect("gpu.throttle_reasons.sw_power_cap" in t.columns and not any(c.startswith("syscall_io.") for c in t.columns),
+           "deployable-only columns")
+PY
+}
+check columns_and_export columns_and_export
+
 # unsupported: GPU 1's refused readings are null in every row, and the
 # manifest gives NVML's reason for each
 check unsupported episode_py "$WORK/episodes/arith" <<'PY'
