@@ -29,6 +29,8 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,8 @@
  * next tick's row must not be late), and the last row at most FINAL_WAIT_NS. */
 #define READ_WAIT_SHARE 0.8
 #define FINAL_WAIT_NS (2 * NS_PER_S)
+/* How long the probe's child may take: nvmlInit and a look at each GPU. */
+#define PROBE_TIMEOUT_MS 30000
 
 /* The config: devices as given (an index or a UUID), and the UUIDs of the
  * GPUs they resolved to, which probe settles for the sampler. */
@@ -366,12 +370,23 @@ static int gpu_probe(struct source_config *sc, const struct target_info *t, json
 		_exit(code);
 	}
 	close(p[1]);
+	/* the child says everything in one write when it is done; a driver
+	 * that hangs it does not hang the run */
+	struct pollfd pf = {.fd = p[0], .events = POLLIN};
+	int ready;
+	while ((ready = poll(&pf, 1, PROBE_TIMEOUT_MS)) < 0 && errno == EINTR)
+		;
+	if (ready == 0)
+		kill(pid, SIGKILL);
 	size_t len;
-	char *text = read_all(p[0], &len);
+	char *text = ready > 0 ? read_all(p[0], &len) : NULL;
 	close(p[0]);
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (ready == 0)
+		return errbuf_set(why, ETIMEDOUT, "probing NVML: no answer within %d s (a driver that hangs?)",
+				  PROBE_TIMEOUT_MS / 1000);
 	json_t *answer = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
 	int r;
@@ -500,11 +515,14 @@ static int gpu_sample(void *state, struct errbuf *why)
 		     READ_WAIT_SHARE * 100, (double)(now - g->start_ns) / 1e9);
 	for (size_t i = 0; i < g->n; i++)
 		settle(g, &g->dev[i], fresh, now);
-	if (g->unmatched && !g->unmatched_warned) {
+	gpu_lock(g);
+	pid_t unmatched = g->unmatched;
+	gpu_unlock(g);
+	if (unmatched && !g->unmatched_warned) {
 		g->unmatched_warned = true;
 		warn(g, "NVML lists pid %d, which this pid namespace's /proc does not show: the processes "
 			"of another pid namespace (a container's) cannot be told the tree's, and are not counted",
-		     (int)g->unmatched);
+		     (int)unmatched);
 	}
 	fill_row(g);
 	return 0;

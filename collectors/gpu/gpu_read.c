@@ -81,8 +81,11 @@ static bool in_tree(struct gpu *g, pid_t pid)
 			return g->seen[i].in;
 		}
 	bool in = gpu_in_tree(pid, g->target, g->keeper, g->observer, ppid_of, NULL);
-	if (!in && pid != 1 && ppid_of(pid, NULL) == 0)
+	if (!in && pid != 1 && ppid_of(pid, NULL) == 0) {
+		gpu_lock(g);
 		g->unmatched = pid;
+		gpu_unlock(g);
+	}
 	if (g->nseen < sizeof(g->seen) / sizeof(g->seen[0]))
 		g->seen[g->nseen++] = (struct gpu_seen){pid, in, true};
 	return in;
@@ -183,6 +186,16 @@ static nvmlReturn_t read_pcie(const struct nvml *nv, struct gpu_dev *d, uint64_t
 	return r;
 }
 
+/* A one-field gauge's reading, v, into d when r says it came. */
+static nvmlReturn_t gauge(struct gpu_dev *d, enum field f, nvmlReturn_t r, unsigned v)
+{
+	if (r == NVML_SUCCESS) {
+		d->known[f] = true;
+		d->v[f] = v;
+	}
+	return r;
+}
+
 /* Takes reading which of d: a gauge into its values, a counter's change
  * into its acc_* (the first reading is the baseline). */
 static nvmlReturn_t take(struct gpu *g, struct gpu_dev *d, enum reading which, int64_t now)
@@ -250,25 +263,17 @@ static nvmlReturn_t take(struct gpu *g, struct gpu_dev *d, enum reading which, i
 		return r;
 	}
 	case R_POWER:
-		if (!nv->DeviceGetPowerUsage || (r = nv->DeviceGetPowerUsage(d->h, &u)) != NVML_SUCCESS)
-			break;
-		d->known[F_POWER] = true;
-		d->v[F_POWER] = u;
-		return r;
+		if (nv->DeviceGetPowerUsage)
+			r = nv->DeviceGetPowerUsage(d->h, &u);
+		return gauge(d, F_POWER, r, u);
 	case R_CLOCK:
-		if (!nv->DeviceGetClockInfo ||
-		    (r = nv->DeviceGetClockInfo(d->h, NVML_CLOCK_SM, &u)) != NVML_SUCCESS)
-			break;
-		d->known[F_SM_CLOCK] = true;
-		d->v[F_SM_CLOCK] = u;
-		return r;
+		if (nv->DeviceGetClockInfo)
+			r = nv->DeviceGetClockInfo(d->h, NVML_CLOCK_SM, &u);
+		return gauge(d, F_SM_CLOCK, r, u);
 	case R_TEMP:
-		if (!nv->DeviceGetTemperature ||
-		    (r = nv->DeviceGetTemperature(d->h, NVML_TEMPERATURE_GPU, &u)) != NVML_SUCCESS)
-			break;
-		d->known[F_TEMP] = true;
-		d->v[F_TEMP] = u;
-		return r;
+		if (nv->DeviceGetTemperature)
+			r = nv->DeviceGetTemperature(d->h, NVML_TEMPERATURE_GPU, &u);
+		return gauge(d, F_TEMP, r, u);
 	case R_THROTTLE:
 		if (!nv->DeviceGetCurrentClocksEventReasons ||
 		    (r = nv->DeviceGetCurrentClocksEventReasons(d->h, &d->throttle)) != NVML_SUCCESS)
