@@ -11,9 +11,9 @@
  *     link's highest rate; a longer one is null (the manifest says the
  *     bound and how many rows);
  *   - energy_mj: the change of nvmlDeviceGetTotalEnergyConsumption, read at
- *     most every ENERGY_EVERY_NS (a reading costs milliseconds) and at the
- *     final row: the row that takes the reading holds the change since the
- *     previous one, the rows between hold 0;
+ *     most every ENERGY_EVERY_NS (a reading costs milliseconds; see
+ *     gpu_source.h) and for the final row: the row after a reading holds
+ *     the change since the previous one, the rows between hold 0;
  *   - gauges at the tick: utilization (the driver's own window average),
  *     memory used, the tree's processes on the GPU and their memory, power,
  *     SM clock, temperature and the clock event (throttle) reasons.
@@ -23,14 +23,17 @@
  *
  * A reading a GPU does not give at open is null in every row, with NVML's
  * reason in the manifest; a GPU lost mid-episode (NVML_ERROR_GPU_IS_LOST) is
- * null from then on, with a warning, and the episode goes on. */
+ * null from then on, with a warning, and the episode goes on. The readings
+ * are a thread's (gpu_reader.c): a row whose reading is late holds null
+ * gauges, and its counters' change goes to the next. NVML is never loaded
+ * into the process that probes: a child does it (gpu_probe). */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
