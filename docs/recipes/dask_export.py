@@ -45,7 +45,12 @@ ENVELOPE = ("episode", "source", "available_in_deployment", "seq", "t_mono_ns", 
 # for a member of by_device is the member's (by_device.sda.in_flight: max).
 RULES = {"nprocs": "max", "in_flight": "max", "nthreads": "max", "memory_bytes": "max",
          "memory_peak_bytes": "max", "anon_bytes": "max", "file_bytes": "max",
-         "running_pct": "min", "util_pct": "mean", "ipc": "ratio", "cache_miss_rate": "ratio"}
+         "running_pct": "min", "util_pct": "mean", "ipc": "ratio", "cache_miss_rate": "ratio",
+         "mem_used_bytes": "max", "tree_mem_bytes": "max", "tree_processes": "max", "power_mw": "max",
+         "temperature_c": "max", "gpu_idle": "max", "applications_clocks": "max", "sw_power_cap": "max",
+         "hw_slowdown": "max", "sync_boost": "max", "sw_thermal": "max", "hw_thermal": "max",
+         "hw_power_brake": "max", "display_clocks": "max", "gpu_util_pct": "mean", "mem_util_pct": "mean",
+         "sm_clock_mhz": "mean"}
 UNITS = {"h": 3600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 
 
