@@ -16,7 +16,9 @@ step ran. Checked against what the job did:
                 the manifest's late_rows, are counted and shown);
   cost          the sampler's CPU (/proc/PID/task/*/schedstat, the
                 scheduler's exact clock, over all its threads) per tick while
-                the job runs is at most 1 ms.
+                the job works, from its CUDA context made to its last step,
+                is at most 1 ms; the figure with the context's making (when
+                the driver holds NVML's calls) is shown beside it.
 
 Prints PASS/FAIL/SKIP lines for tests/run, and the figures measured; with
 GPU_CHECK_OUT set, writes them there as JSON too. Standard library only:
@@ -102,9 +104,15 @@ def main():
     start = time.monotonic()
     run = subprocess.Popen([IOPS, "run", os.path.join(work, "ep.yaml"), "--quiet"])
     sampler = find_sampler(start, start + 60)
-    # the sampler's CPU from its first rows to the job's last step
-    time.sleep(1.0)
+    # the sampler's CPU per tick over the job's work, from the moment its
+    # CUDA context is made to its last step; and over the whole job, the
+    # context's making included (the driver holds NVML's calls meanwhile)
+    time.sleep(0.5)
+    a0, aw0 = schedstat(sampler), time.time_ns()
+    while run.poll() is None and not os.path.exists(marks + ".ready"):
+        time.sleep(0.005)
     c0, w0 = schedstat(sampler), time.time_ns()
+    c1, w1 = c0, w0
     while run.poll() is None and not os.path.exists(marks):
         c1, w1 = schedstat(sampler), time.time_ns()
         time.sleep(0.01)
@@ -152,11 +160,15 @@ def main():
     per_tick = (c1 - c0) / max(ticks, 1)
     figures["cpu_per_tick_us"] = round(per_tick / 1e3, 1)
     figures["cost_ticks"] = ticks
+    whole = len([r for r in rows if aw0 < r["t_wall_ns"] <= w1])
+    figures["cpu_per_tick_with_context_us"] = round((c1 - a0) / max(whole, 1) / 1e3, 1)
+    figures["ticks_with_context"] = whole
     energy = [dev(r)["energy_mj"] for r in rows if dev(r)["energy_mj"]]
     figures["energy_mj"] = sum(energy)
     figures["energy_readings"] = len(energy)
-    check("cost", ticks > 50 and per_tick <= 1e6,
-          "the sampler used %.1f us of CPU a tick over %d ticks (want at most 1000)" % (per_tick / 1e3, ticks))
+    check("cost", ticks > 80 and per_tick <= 1e6,
+          "the sampler used %.1f us of CPU a tick over the job's %d ticks of work (want at most 1000)"
+          % (per_tick / 1e3, ticks))
 
     print("    figures: " + json.dumps(figures))
     out = os.environ.get("GPU_CHECK_OUT")
