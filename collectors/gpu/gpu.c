@@ -66,11 +66,6 @@ struct gpu_config {
 
 /* ---- config ------------------------------------------------------------- */
 
-static void gpu_init(void *priv)
-{
-	(void)priv; /* zeroed: every GPU */
-}
-
 static bool all_digits(const char *s)
 {
 	if (!*s)
@@ -544,7 +539,6 @@ const struct collector_ops gpu_ops = {
 	.name = "gpu",
 	.available_in_deployment = true,
 	.priv_size = sizeof(struct gpu_config),
-	.init = gpu_init,
 	.parse_key = gpu_parse_key,
 	.describe = gpu_describe,
 	.probe = gpu_probe,
