@@ -96,7 +96,9 @@ static void take_sample(struct sampler *s, bool final)
 	json_integer_set(s->interval, t - s->prev_t);
 	if (final)
 		json_object_set(s->row, "final", json_true());
-	if ((r = jsonl_writer_write(&s->w, s->row, now, &why)) < 0)
+	r = final ? jsonl_writer_finish(&s->w, s->row, now, &why)
+		  : jsonl_writer_write(&s->w, s->row, now, &why);
+	if (r < 0)
 		fail(s, r, why.msg);
 	s->prev_t = t;
 	if (s->progress && !final && now >= s->next_progress) {

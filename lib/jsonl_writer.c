@@ -241,11 +241,14 @@ static int zstd_push(struct jsonl_writer *w, const void *src, size_t len, ZSTD_E
 	return 0;
 }
 
-int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
-		       struct errbuf *e)
+/* One row out; last ends the zstd frame with it and syncs the file, so the
+ * row counts only once the file is whole on disk. */
+static int write_row(struct jsonl_writer *w, const json_t *row, int64_t now_ns, bool last,
+		     struct errbuf *e)
 {
-	if (w->failed)
-		return errbuf_set(e, EIO, "%s: an earlier write failed", w->name);
+	if (w->failed || w->finished)
+		return errbuf_set(e, EIO, "%s: %s", w->name,
+				  w->failed ? "an earlier write failed" : "the file has ended");
 	size_t n;
 	/* the encoder says how long the text is even when it does not fit */
 	while ((n = jsonl_encode(row, w->buf, w->cap - 1)) > w->cap - 1) {
@@ -266,7 +269,7 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 	} else {
 		if (w->frame_start_ns < 0)
 			w->frame_start_ns = now_ns;
-		bool end = ++w->frame_rows >= JSONL_FRAME_ROWS ||
+		bool end = last || ++w->frame_rows >= JSONL_FRAME_ROWS ||
 			   now_ns - w->frame_start_ns >= JSONL_FRAME_NS;
 		int r = zstd_push(w, w->buf, n, end ? ZSTD_e_end : ZSTD_e_flush, e);
 		if (r < 0)
@@ -276,9 +279,29 @@ int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns
 			w->frame_rows = 0;
 		}
 	}
+	/* EINVAL: a file that cannot be synced (a pipe, /dev/null) */
+	if (last && fsync(w->fd) < 0 && errno != EINVAL) {
+		int err = errno;
+		char why[64];
+		snprintf(why, sizeof(why), "fsync: %s", strerror(err));
+		return write_failed(w, err, why, e);
+	}
 	w->good = w->end;
 	w->rows++;
+	w->finished = last;
 	return 0;
+}
+
+int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
+		       struct errbuf *e)
+{
+	return write_row(w, row, now_ns, false, e);
+}
+
+int jsonl_writer_finish(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
+			struct errbuf *e)
+{
+	return write_row(w, row, now_ns, true, e);
 }
 
 int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e)
@@ -287,9 +310,10 @@ int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e)
 	if (w->fd >= 0) {
 		if (w->zc && w->frame_start_ns >= 0 && !w->failed)
 			r = zstd_push(w, NULL, 0, ZSTD_e_end, e);
-		if (r == 0 && fsync(w->fd) < 0 && errno != EINVAL)
+		if (r == 0 && !w->finished && fsync(w->fd) < 0 && errno != EINVAL)
 			r = errbuf_set(e, errno, "%s: fsync: %s", w->name, strerror(errno));
-		if (close(w->fd) < 0 && r == 0)
+		/* after finish's fsync a failed close loses nothing */
+		if (close(w->fd) < 0 && r == 0 && !w->finished)
 			r = errbuf_set(e, errno, "%s: close: %s", w->name, strerror(errno));
 	}
 	ZSTD_freeCCtx(w->zc);

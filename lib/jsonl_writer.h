@@ -11,7 +11,10 @@
  * more bytes (docs/benchmarks.md).
  *
  * A write that fails (a full disk) cuts the file back to the end of the last
- * whole row, so what stays ends cleanly, and the writer takes no more rows. */
+ * whole row, so what stays ends cleanly, and the writer takes no more rows.
+ * The last row goes out with the file's end (jsonl_writer_finish): the row,
+ * the frame's end and the fsync succeed together or the row is cut off, so
+ * a file holds its final row only when it was closed whole. */
 #ifndef IOPSAMPLE_JSONL_WRITER_H
 #define IOPSAMPLE_JSONL_WRITER_H
 
@@ -35,6 +38,7 @@ struct jsonl_writer {
 	off_t end;     /* bytes written so far */
 	off_t good;    /* the file's length after the last whole row */
 	bool failed;   /* a write failed: the file was cut back to good */
+	bool finished; /* the last row and the file's end are written and synced */
 	char *buf; /* one serialised row */
 	size_t cap;
 	ZSTD_CCtx *zc; /* NULL when not compressing */
@@ -87,7 +91,13 @@ int jsonl_writer_open(struct jsonl_writer *w, int dirfd, const char *name, enum 
  * leaves the file ending with the last whole row; later calls fail at once. */
 int jsonl_writer_write(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
 		       struct errbuf *e);
-/* Ends the stream, fsyncs and closes; only rows stays meaningful. */
+/* Writes the last row and ends the file with it: the row, the zstd frame's
+ * end and an fsync, all or none (on a failure the file is cut back to the
+ * row before, and that error is returned). Only close may follow. */
+int jsonl_writer_finish(struct jsonl_writer *w, const json_t *row, int64_t now_ns,
+			struct errbuf *e);
+/* Ends the stream (unless finish did), fsyncs and closes; only rows stays
+ * meaningful. */
 int jsonl_writer_close(struct jsonl_writer *w, struct errbuf *e);
 
 #endif
