@@ -83,11 +83,9 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool 
 			skel->rodata->sio_pos_arg[i][d] = sys->pos_arg[d];
 		}
 		if (sys->sides == SIO_SIDE_META && !strncmp(sys->name, "open", 4))
-			skel->rodata->sio_opens[i] = 1; /* open, openat, openat2: a new description */
+			skel->rodata->sio_opens[i] = 1; /* open, openat, openat2: the file opened again */
 		if (!strcmp(sys->name, "creat"))
 			skel->rodata->sio_opens[i] = 1;
-		if (!strcmp(sys->name, "close"))
-			skel->rodata->sio_close_index = (__u8)i;
 		if (sys->via == SIO_VIA_AIO)
 			skel->rodata->sio_aio_index = (__u8)i;
 		if (sys->via == SIO_VIA_IO_URING && !ebpf_unseen(sys))

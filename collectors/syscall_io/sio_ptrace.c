@@ -226,9 +226,10 @@ static int ptrace_snapshot(void *state, struct sio_totals *out, struct errbuf *w
 }
 
 const struct sio_backend sio_ptrace = {
-	.pattern_unseen = "the ptrace backend does not follow open file descriptions (it would "
-			  "read each call's /proc/PID/fdinfo and could not tell a description's "
-			  "copies apart): the ebpf backend counts the access pattern",
+	.pattern_unseen = "the ptrace backend does not count the access pattern (it would read "
+			  "each call's file and position from /proc/PID/fd and /proc/PID/fdinfo, "
+			  "two more system calls for every call it stops): the ebpf backend "
+			  "counts it",
 	.name = "ptrace",
 	.holds_target = true,
 	.probe = ptrace_probe,

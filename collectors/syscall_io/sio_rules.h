@@ -138,14 +138,21 @@ static inline enum sio_kind sio_kind_of_mode(unsigned mode)
 #define SIO_MMSG_MAX 1024
 
 /* ---- The access pattern, as Darshan's POSIX module counts it ------------
- * Per open file description (the kernel's struct file) of a regular file
- * or a block device, and per side: a read that starts exactly where the
- * description's previous read ended is consecutive, one that starts there
- * or after is sequential (consecutive ones too); the first read of a
- * description is neither; writes alike. An access whose previous access on
- * the description was on the other side is a switch. An access whose start
- * or end is not a multiple of the file's block size (st_blksize) is
- * unaligned. */
+ * (darshan-runtime/lib/darshan-posix.c, POSIX_RECORD_READ/_WRITE/_OPEN):
+ * per process and file, over the accesses of the bytes a call returned
+ * (0 at the end of a file is an access too; a failed call is none).
+ *
+ * - An open of the file resets where its last read and its last write
+ *   ended to byte 0; a process's first access of a file finds them there.
+ * - An access is sequential when it starts after the last byte of the
+ *   file's previous access of its kind, consecutive when it starts right
+ *   after it (that byte + 1). So a first read at offset 0 is neither; at
+ *   1, both; further on, sequential.
+ * - An access of the other kind than the file's previous one is a switch,
+ *   whenever that was: the kind is kept across opens.
+ * - An access whose start is not a multiple of the file system's block
+ *   size (statfs(2)'s f_bsize) is unaligned, reads and writes alike (each
+ *   counted on its side; Darshan's FILE_NOT_ALIGNED is their sum). */
 enum sio_pattern {
 	SIO_CONSEC_READS,
 	SIO_SEQ_READS,
@@ -157,32 +164,35 @@ enum sio_pattern {
 	SIO_PATTERNS
 };
 
-/* A description's history. */
+/* A process's history of a file. All zero: the file as a process finds it
+ * before its first access. */
 struct sio_fstate {
-	unsigned long long end[2]; /* [enum io_dir]: where its last access that way ended */
-	unsigned char seen;        /* 1 << enum io_dir: a side it has been accessed on */
-	unsigned char last;        /* the side of its last access (enum io_dir) */
+	long long last_byte[2]; /* [enum io_dir]: the last byte of its last access that way */
+	unsigned char last;     /* 1 + the enum io_dir of its last access; 0: none yet */
 };
 
-/* What an access adds (1 << enum sio_pattern, or-ed), the description's
- * history updated: side d, start and len in bytes, blksize the file's. */
-static inline unsigned sio_pattern_step(struct sio_fstate *st, int d, unsigned long long start,
-					unsigned long long len, unsigned long long blksize)
+/* The process opened the file again. */
+static inline void sio_pattern_open(struct sio_fstate *st)
+{
+	st->last_byte[IO_READ] = st->last_byte[IO_WRITE] = 0;
+}
+
+/* What an access adds (1 << enum sio_pattern, or-ed), the history updated:
+ * side d, start and len in bytes, blksize the file system's. */
+static inline unsigned sio_pattern_step(struct sio_fstate *st, int d, long long start,
+					long long len, unsigned long long blksize)
 {
 	unsigned add = 0, w = d == IO_WRITE;
-	if (st->seen & 1u << d) {
-		if (start == st->end[d])
-			add |= 1u << (w ? SIO_CONSEC_WRITES : SIO_CONSEC_READS);
-		if (start >= st->end[d])
-			add |= 1u << (w ? SIO_SEQ_WRITES : SIO_SEQ_READS);
-	}
-	if (st->seen && st->last != d)
+	if (start > st->last_byte[d])
+		add |= 1u << (w ? SIO_SEQ_WRITES : SIO_SEQ_READS);
+	if (start == st->last_byte[d] + 1)
+		add |= 1u << (w ? SIO_CONSEC_WRITES : SIO_CONSEC_READS);
+	if (st->last && st->last != d + 1)
 		add |= 1u << SIO_RW_SWITCHES;
-	if (blksize && (start % blksize || (start + len) % blksize))
+	if (blksize && (unsigned long long)start % blksize)
 		add |= 1u << (w ? SIO_UNALIGNED_WRITES : SIO_UNALIGNED_READS);
-	st->end[d] = start + len;
-	st->seen |= 1u << d;
-	st->last = (unsigned char)d;
+	st->last_byte[d] = start + len - 1;
+	st->last = (unsigned char)(d + 1);
 	return add;
 }
 

@@ -33,14 +33,18 @@ struct sio_slot {
 	__u64 pattern[SIO_PATTERNS];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 
-/* The access pattern's state of an open file description (sio_files): its
- * inode, so that a description freed unseen (its last close not the
- * tree's) whose address comes back for another file starts afresh. */
-struct sio_file_state {
-	__u64 inode;
-	struct sio_fstate st;
+/* Whose history of which file (sio_files): the process (its tgid, the
+ * start time and exec count of its leader, so that a pid used again or an
+ * exec starts afresh, as a new Darshan would) and the file (st_dev,
+ * st_ino). */
+struct sio_file_key {
+	__u64 ino;
+	__u64 start_ns;
+	__u64 exec_id;
+	__u32 dev;
+	__u32 tgid;
 };
-/* Descriptions followed at once, at most (least recently used first out). */
+/* Histories followed at once, at most (least recently used first out). */
 #define SIO_FILES_MAX 16384
 
 #endif

@@ -26,22 +26,20 @@ const volatile __u8 sio_msgvec[SIO_MAX_SYSCALLS];   /* bytes from the mmsghdrs a
 const volatile __u8 sio_pos[SIO_MAX_SYSCALLS][2];     /* [enum io_dir]: enum sio_pos */
 const volatile __s8 sio_pos_arg[SIO_MAX_SYSCALLS][2]; /* [enum io_dir]: its argument */
 const volatile __u8 sio_opens[SIO_MAX_SYSCALLS];      /* returns a new description's fd */
-const volatile __u8 sio_close_index = SIO_NOT_COUNTED; /* the counted index of close */
 const volatile __u8 sio_aio_index = SIO_NOT_COUNTED;   /* the counted index of "aio" */
 const volatile __u8 sio_uring_index = SIO_NOT_COUNTED; /* ... of "io_uring" */
 
 EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
 
-/* The access pattern's history of each open file description the tree
- * reads or writes, by its struct file's address. Taken out when the
- * tree's close drops its last reference, started afresh when the tree
- * opens a description at that address, or finds another inode there; the
- * least recently used goes when full (its next access is a first). */
+/* The access pattern's history of each file each process of the tree
+ * reads or writes (sio_rules.h). Reset by the process's opens of the file;
+ * the least recently used goes when full (its next access finds a history
+ * of zeros, as after an open, with no last kind). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, SIO_FILES_MAX);
-	__type(key, __u64);
-	__type(value, struct sio_file_state);
+	__type(key, struct sio_file_key);
+	__type(value, struct sio_fstate);
 } sio_files SEC(".maps");
 
 /* When each thread of the tree entered the counted call it is in (its
@@ -223,25 +221,41 @@ static __always_inline struct file *fd_file(long fd)
 	return f;
 }
 
-/* What the access pattern reads of an open file. */
+/* What the access pattern reads of an open file, and whose access it is. */
 struct sio_file_facts {
-	__u64 file, inode; /* their addresses: the history's key, and its check */
-	__s64 pos;         /* the description's position */
-	__u32 mode, blkbits;
+	struct sio_file_key key;
+	__s64 pos;     /* the description's position */
+	__u64 blksize; /* its file system's */
+	__u32 mode;
 };
 
-/* The facts of file f, read from kernel memory (f untrusted). */
-static __always_inline bool file_facts_of(struct file *f, struct sio_file_facts *out)
+/* The process of task (its thread group's leader) in the history's key. */
+static __always_inline void facts_process(struct task_struct *task, struct sio_file_facts *out)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+	out->key.tgid = BPF_CORE_READ(task, tgid);
+	out->key.start_ns = BPF_CORE_READ(leader, start_time);
+	out->key.exec_id = BPF_CORE_READ(leader, self_exec_id);
+}
+
+/* The facts of file f, read from kernel memory (f untrusted), for an
+ * access by task. */
+static __always_inline bool file_facts_of(struct file *f, struct task_struct *task,
+					  struct sio_file_facts *out)
 {
 	if (!f)
 		return false;
 	struct inode *inode = BPF_CORE_READ(f, f_inode);
-	out->file = (__u64)f;
-	out->inode = (__u64)inode;
+	if (!inode)
+		return false;
+	struct super_block *sb = BPF_CORE_READ(inode, i_sb);
 	out->pos = BPF_CORE_READ(f, f_pos);
 	out->mode = BPF_CORE_READ(inode, i_mode);
-	out->blkbits = BPF_CORE_READ(inode, i_blkbits);
-	return inode != NULL;
+	out->key.ino = BPF_CORE_READ(inode, i_ino);
+	out->key.dev = BPF_CORE_READ(sb, s_dev);
+	out->blksize = BPF_CORE_READ(sb, s_blocksize);
+	facts_process(task, out);
+	return true;
 }
 
 /* The facts of the calling task's descriptor fd: typed loads where the
@@ -260,35 +274,38 @@ static __always_inline bool fd_file_facts(long fd, struct sio_file_facts *out)
 		struct file *f = slot->ki_filp;
 		if (!f || !f->f_inode)
 			return false;
-		out->file = (__u64)f;
-		out->inode = (__u64)f->f_inode;
+		struct inode *inode = f->f_inode;
 		out->pos = f->f_pos;
-		out->mode = f->f_inode->i_mode;
-		out->blkbits = f->f_inode->i_blkbits;
+		out->mode = inode->i_mode;
+		out->key.ino = inode->i_ino;
+		out->key.dev = inode->i_sb->s_dev;
+		out->blksize = inode->i_sb->s_blocksize;
+		out->key.tgid = t->tgid;
+		out->key.start_ns = t->group_leader->start_time;
+		out->key.exec_id = t->group_leader->self_exec_id;
 		return true;
 	}
-	return file_facts_of(fd_file(fd), out);
+	return file_facts_of(fd_file(fd), task, out);
 }
 
 /* What an access to a file (fi) adds to the pattern (enum sio_pattern
- * bits), its description's history updated: side d, start and len in
- * bytes. Only regular files and block devices count. */
-static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 d, __u64 start,
-					 __u64 len)
+ * bits), the process's history of the file updated: side d, start and len
+ * in bytes. Only regular files and block devices count. */
+static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 d, __s64 start,
+					 __s64 len)
 {
 	__u32 kind = sio_kind_of_mode(fi->mode);
 	if (kind != SIO_KIND_FILE && kind != SIO_KIND_BLOCKDEV)
 		return 0;
-	__u64 key = fi->file, blksize = 1ULL << (fi->blkbits & 31);
-	struct sio_file_state fresh = {.inode = fi->inode};
-	struct sio_file_state *fs = bpf_map_lookup_elem(&sio_files, &key);
-	if (!fs || fs->inode != fi->inode) {
-		bpf_map_update_elem(&sio_files, &key, &fresh, BPF_ANY);
-		fs = bpf_map_lookup_elem(&sio_files, &key);
+	struct sio_fstate fresh = {};
+	struct sio_fstate *fs = bpf_map_lookup_elem(&sio_files, &fi->key);
+	if (!fs) {
+		bpf_map_update_elem(&sio_files, &fi->key, &fresh, BPF_NOEXIST);
+		fs = bpf_map_lookup_elem(&sio_files, &fi->key);
 		if (!fs)
 			return 0;
 	}
-	return sio_pattern_step(&fs->st, d & 1, start, len, blksize);
+	return sio_pattern_step(fs, d & 1, start, len, fi->blksize);
 }
 
 /* A call's access on side d through fd, which returned len bytes: the
@@ -302,7 +319,7 @@ __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how
 	if (!fd_file_facts(fd, &fi) || !(fi.mode & 0170000)) /* no inode read: the file was going */
 		return SIO_KIND_UNKNOWN << 8;
 	__u32 kind = sio_kind_of_mode(fi.mode) << 8;
-	__u64 start = fi.pos - len; /* its position before the call */
+	__s64 start = fi.pos - len; /* its position before the call */
 	if (how == SIO_POS_ARG || (how == SIO_POS_ARG_OR_FPOS && (long)arg != -1)) {
 		start = arg;
 	} else if (how == SIO_POS_PTR && arg) {
@@ -314,12 +331,16 @@ __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how
 	return kind | file_access(&fi, d, start, len);
 }
 
-/* The description the tree just opened at fd starts with no history. */
+/* The tree opened a file at fd: where the process's last read and write of
+ * it ended goes back to byte 0. */
 __attribute__((noinline)) int sio_opened(long fd)
 {
-	__u64 key = (__u64)fd_file(fd);
-	if (key)
-		bpf_map_delete_elem(&sio_files, &key);
+	struct sio_file_facts fi;
+	if (!fd_file_facts(fd, &fi))
+		return 0;
+	struct sio_fstate *fs = bpf_map_lookup_elem(&sio_files, &fi.key);
+	if (fs)
+		sio_pattern_open(fs);
 	return 0;
 }
 
@@ -499,12 +520,6 @@ int BPF_PROG(iops_sio_enter, struct pt_regs *regs, long id)
 	    !tree_has_current())
 		return 0;
 	entry_put(bpf_ktime_get_ns());
-	if (i == sio_close_index) { /* the description's history ends with it */
-		struct file *f = fd_file(kernel_syscall_arg(regs, 0));
-		__u64 key = (__u64)f;
-		if (f && kernel_file_last_ref(f))
-			bpf_map_delete_elem(&sio_files, &key);
-	}
 	return 0;
 }
 
@@ -591,7 +606,7 @@ int BPF_PROG(iops_sio_uring_done, void *ring, void *request)
 	 * member, io_uring/rw.h) is past its bytes now */
 	__u8 op = BPF_CORE_READ(req, opcode);
 	struct sio_file_facts fi;
-	if (res >= 0 && sio_uring_positional(op) && file_facts_of(f, &fi))
+	if (res >= 0 && sio_uring_positional(op) && file_facts_of(f, kernel_io_kiocb_task(req), &fi))
 		pat = file_access(&fi, sides == SIO_SIDE_WRITE,
 				  BPF_CORE_READ((struct kiocb *)req, ki_pos) - res, res);
 	sio_count(sio_uring_index, res, (__u64)res,

@@ -8,43 +8,6 @@
 
 METAWORK=$WORKLOADS/metawork
 
-# Each row's time fields add up: a side's histogram counts its timed calls,
-# the metadata one every metadata call, and meta_time_ns is the metadata
-# syscalls' time_ns summed.
-TIME_CHECKS='
-def by(ep, name, f):
-    return sum(r["by_syscall"][name][f] for r in ep.rows["syscall_io"])
-
-def time_adds_up(ep):
-    rows = ep.rows["syscall_io"]
-    meta = [n for n, e in rows[0]["by_syscall"].items() if "bytes" not in e]
-    for r in rows:
-        b = r["by_syscall"]
-        expect(sum(r["meta_time_hist"]) == r["meta_calls"] + r["meta_errors"], "row %d: meta_time_hist %d, %d calls" % (
-            r["seq"], sum(r["meta_time_hist"]), r["meta_calls"] + r["meta_errors"]))
-        expect(sum(r["read_time_hist"]) == r["read_calls"] and sum(r["write_time_hist"]) == r["write_calls"],
-               "row %d: time histograms %d and %d, calls %d and %d" % (r["seq"], sum(r["read_time_hist"]),
-               sum(r["write_time_hist"]), r["read_calls"], r["write_calls"]))
-        expect(sum(b[n]["time_ns"] for n in meta) == r["meta_time_ns"], "row %d: meta_time_ns" % r["seq"])
-        expect(sum(b[n]["calls"] for n in meta) == r["meta_calls"] and
-               sum(b[n]["errors"] for n in meta) == r["meta_errors"], "row %d: meta_calls" % r["seq"])
-    expect(ep.manifest["sources"]["syscall_io"]["untimed_calls"] == 0, "untimed calls")
-'
-
-# strace -f -c's table (-o FILE) as {syscall: [calls, errors]}, its calls
-# the failed ones included
-STRACE_TABLE='
-def strace_table(path):
-    out = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) < 5 or not f[0][0].isdigit() or f[-1] == "total":
-            continue
-        nums = f[:-1]
-        out[f[-1]] = [int(nums[3]), int(nums[4]) if len(nums) > 4 else 0]
-    return out
-'
-
 # metawork's own count of each metadata syscall, exactly, with what glibc's
 # static start-up calls (one readlink of /proc/self/exe), which strace -f -c
 # of the same run in this test counts; no other metadata call.
@@ -59,36 +22,10 @@ sources:
   syscall_io: {interval: 10ms, backend: $1}
 EOY
 	"$IOPSAMPLE" run "$WORK/mw-$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
-	episode_py "$WORK/episodes/mw-$1" "$WORK/mw-$1.strace" <<PY
+	episode_py "$WORK/episodes/mw-$1" "$WORK/mw-$1.strace" <<'PY'
 import json
-from epi import expect
-$TIME_CHECKS
-$STRACE_TABLE
-w = json.load(open(ep.dir + "/target.stdout"))
-st = strace_table(sys.argv[2])
-first = ep.rows["syscall_io"][0]["by_syscall"]
-meta = [n for n, e in first.items() if "bytes" not in e]
-expect(sorted(meta) == sorted(w), "metadata syscalls %s, metawork's %s" % (meta, sorted(w)))
-startup = {}
-for n in meta:
-    ok, failed = w[n]
-    s_calls, s_errors = st.get(n, [0, 0])
-    # what metawork did not call itself: glibc's start-up, as strace saw it
-    extra = [s_calls - s_errors - ok, s_errors - failed]
-    expect(min(extra) >= 0, "%s: strace %s, fewer than metawork's %s" % (n, st.get(n), w[n]))
-    if extra != [0, 0]:
-        startup[n] = extra
-    got = [by(ep, n, f) for f in ("calls", "errors")]
-    expect(got == [ok + extra[0], failed + extra[1]], "%s: calls and errors %s, metawork's %s and start-up's %s" % (
-        n, got, w[n], extra))
-    expect(by(ep, n, "time_ns") > 0, "%s: no time" % n)
-expect(sum(a + b for a, b in startup.values()) <= 2, "start-up's metadata calls %s" % startup)
-expect(ep.total("syscall_io", "meta_calls") == sum(c for c, e in w.values()) + sum(a for a, b in startup.values()), "meta_calls")
-expect(ep.total("syscall_io", "meta_errors") == sum(e for c, e in w.values()) + sum(b for a, b in startup.values()), "meta_errors")
-time_adds_up(ep)
-print("%d metadata syscalls, %d calls and %d errors as metawork made them (start-up: %s); %.0f us of metadata time" % (
-    len(meta), ep.total("syscall_io", "meta_calls"), ep.total("syscall_io", "meta_errors"), startup,
-    ep.total("syscall_io", "meta_time_ns") / 1e3))
+from exact import metawork_matches, strace_table
+print(metawork_matches(ep, json.load(open(ep.dir + "/target.stdout")), strace_table(sys.argv[2])))
 PY
 }
 
@@ -97,7 +34,6 @@ PY
 # writes in turn, unaligned; every syscall that addresses a file, AIO and
 # io_uring): exact under ebpf; null in every row under ptrace, with why.
 PATWORK=$WORKLOADS/patwork
-PATTERN_FIELDS='("consec_reads", "seq_reads", "consec_writes", "seq_writes", "rw_switches", "unaligned_reads", "unaligned_writes")'
 access_pattern() { # backend
 	mkdir -p "$WORK/pw-$1"
 	cat >"$WORK/pw-$1.yaml" <<EOY
@@ -107,22 +43,10 @@ sources:
   syscall_io: {interval: 10ms, backend: $1}
 EOY
 	"$IOPSAMPLE" run "$WORK/pw-$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
-	episode_py "$WORK/episodes/pw-$1" "$1" <<PY
+	episode_py "$WORK/episodes/pw-$1" <<'PY'
 import json
-from epi import expect
-w = json.load(open(ep.dir + "/target.stdout"))
-rows = ep.rows["syscall_io"]
-fields = $PATTERN_FIELDS
-if sys.argv[2] == "ebpf":
-    got = {f: ep.total("syscall_io", f) for f in fields}
-    expect(got == w, "the pattern %s, patwork's %s" % (got, w))
-    expect(all(v > 0 for v in w.values()), "patwork counted no %s" % [f for f in fields if not w[f]])
-    print("as patwork did it: " + ", ".join("%s %d" % (f, w[f]) for f in fields))
-else:
-    expect(all(r[f] is None for r in rows for f in fields), "a pattern field not null")
-    why = ep.manifest["sources"]["syscall_io"]["unseen"].get("access_pattern")
-    expect(why, "no reason: %s" % ep.manifest["sources"]["syscall_io"]["unseen"])
-    print("null in %d rows: %s" % (len(rows), why))
+from exact import pattern_matches
+print(pattern_matches(ep, json.load(open(ep.dir + "/target.stdout"))))
 PY
 }
 
@@ -172,11 +96,10 @@ print("target: {cwd: %s, stdout: file, stderr: file, command: %s}" % (json.dumps
 print("sources: {syscall_io: {interval: 20ms, backend: %s}}" % b)' "$name" "$WORK" "$b" "${@//\{\}/$name-$b}" >"$WORK/$name-$b.yaml"
 		"$IOPSAMPLE" run "$WORK/$name-$b.yaml" --quiet </dev/null || { echo "$name, $b: exit $?"; return 1; }
 	done
-	"$PY" - "$WORK" "$name" <<PY
+	"$PY" - "$WORK" "$name" <<'PY'
 import sys, epi
 from epi import expect
-$TIME_CHECKS
-$STRACE_TABLE
+from exact import by_syscall as by, strace_table, time_adds_up
 work, name = sys.argv[1], sys.argv[2]
 st = strace_table("%s/%s.strace" % (work, name))
 said = []
@@ -214,10 +137,10 @@ sources:
   syscall_io: {interval: 50ms, backend: ebpf}
 EOY
 	"$IOPSAMPLE" run "$WORK/fio-time.yaml" --quiet || { echo "run: exit $?"; exit 1; }
-	episode_py "$WORK/episodes/fio-time" "$WORK/fio-time.json" <<PY
+	episode_py "$WORK/episodes/fio-time" "$WORK/fio-time.json" <<'PY'
 import json
 from epi import expect
-$TIME_CHECKS
+from exact import by_syscall as by, time_adds_up
 job = json.load(open(sys.argv[2]))["jobs"][0]["read"]
 calls, t = by(ep, "pread64", "calls"), by(ep, "pread64", "time_ns")
 ours, theirs = t / calls, job["lat_ns"]["mean"]

@@ -1,12 +1,13 @@
 """Judges here what a guest kernel ran (tests/kernels/guest): its probe and
 its episodes, with the checks the host's own tests use (epi, exact).
 
-  judge.py OUT CHECK
+  judge.py OUT CHECK METAWORK_STRACE
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, controllers, nulls. Prints what it compared, or exits
-non-zero with what differs.
+fio-io_uring, metawork, patwork, controllers, nulls; METAWORK_STRACE
+strace -f -c's table of metawork run on this host (its static start-up's
+calls). Prints what it compared, or exits non-zero with what differs.
 
 What each kernel must allow is this file's MINIMUM (docs/data-model.md's
 table): at or above it the source loads and counts exactly; below it, its
@@ -158,6 +159,20 @@ def check_fio(engine):
     return said
 
 
+def check_known(workload):
+    """syscall_io against metawork's count of its metadata calls, or
+    patwork's of its access pattern (exact.py, as on this host)."""
+    ep = episode(workload)
+    s = ep.manifest["sources"]["syscall_io"]
+    if not allowed("syscall_io"):
+        return declined("syscall_io", s["error"])
+    expect(s["status"] == "ok" and s["backend"] == "ebpf", "%s: %s" % (workload, s["error"]))
+    w = json.load(open(os.path.join(ep.dir, "target.stdout")))
+    if workload == "metawork":
+        return exact.metawork_matches(ep, w, exact.strace_table(sys.argv[3]))
+    return exact.pattern_matches(ep, w)
+
+
 def check_controllers():
     """The v2 controllers each episode enabled for its cgroup's parent (the
     guest's root) are off again after it: subtree_control as it was."""
@@ -222,5 +237,6 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "netio-ebpf": lambda: check_workload("netio", "ebpf"),
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
+          "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
           "controllers": check_controllers}
 print(checks[what]())

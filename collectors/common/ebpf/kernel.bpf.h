@@ -32,41 +32,24 @@ struct signal_struct {
 	atomic_t live; /* threads of the group not yet in do_exit() */
 } __attribute__((preserve_access_index));
 
-/* A descriptor's open file (syscall_io's by_kind) */
-struct inode {
-	unsigned short i_mode;   /* umode_t: S_IFMT and the permissions */
-	unsigned char i_blkbits; /* log2 of st_blksize */
+/* A descriptor's open file (syscall_io's by_kind), its inode and its file
+ * system (the access pattern's file and block size) */
+struct super_block {
+	__u32 s_dev;                /* dev_t: st_dev */
+	unsigned long s_blocksize; /* what statfs(2) gives as f_bsize */
 } __attribute__((preserve_access_index));
 
-typedef struct {
-	long counter;
-} atomic_long_t;
+struct inode {
+	unsigned short i_mode; /* umode_t: S_IFMT and the permissions */
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
 
 struct file {
 	struct inode *f_inode;
 	unsigned int f_mode; /* fmode_t */
 	long long f_pos;
-	atomic_long_t f_count; /* the references to it, before Linux 6.13 */
 } __attribute__((preserve_access_index));
-
-/* From Linux 6.13 the references are a file_ref_t, whose count is 0 at
- * one reference (include/linux/file_ref.h) */
-typedef struct {
-	atomic_long_t refcnt;
-} file_ref_t;
-
-struct file___6_13 {
-	file_ref_t f_ref;
-} __attribute__((preserve_access_index));
-
-/* Whether f's reference is its last: closing it ends the description. */
-static __always_inline bool kernel_file_last_ref(struct file *f)
-{
-	struct file___6_13 *n = (void *)f;
-	if (bpf_core_field_exists(n->f_ref))
-		return BPF_CORE_READ(n, f_ref.refcnt.counter) == 0;
-	return BPF_CORE_READ(f, f_count.counter) == 1;
-}
 
 #define KERNEL_FMODE_WRITE 0x2
 
@@ -120,6 +103,9 @@ struct task_struct {
 	struct thread_info thread_info;
 	int pid;
 	int tgid;
+	struct task_struct *group_leader;
+	__u64 start_time;   /* CLOCK_MONOTONIC ns at its fork */
+	__u64 self_exec_id; /* its execs (u64 since Linux 5.7) */
 	struct signal_struct *signal;
 	struct files_struct *files;
 } __attribute__((preserve_access_index));

@@ -154,3 +154,98 @@ def netio_matches(ep, w):
         ep.manifest["sources"]["syscall_io"]["backend"], sum(v["calls"] for v in w["syscalls"].values()),
         w["read_bytes"], w["write_bytes"], sum(v["errors"] for v in w["syscalls"].values()),
         *(w["by_kind"][k][f] for k in ("socket", "pipe", "file") for f in ("read_bytes", "write_bytes")))
+
+
+PATTERN = ("consec_reads", "seq_reads", "consec_writes", "seq_writes", "rw_switches",
+           "unaligned_reads", "unaligned_writes")
+
+
+def by_syscall(ep, name, f):
+    """syscall_io's count f of syscall name over the episode."""
+    return sum(r["by_syscall"][name][f] for r in ep.rows["syscall_io"])
+
+
+def strace_table(path):
+    """strace -f -c's table (-o FILE) as {syscall: [calls, errors]}, its
+    calls the failed ones included."""
+    out = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) < 5 or not f[0][0].isdigit() or f[-1] == "total":
+            continue
+        nums = f[:-1]
+        out[f[-1]] = [int(nums[3]), int(nums[4]) if len(nums) > 4 else 0]
+    return out
+
+
+def time_adds_up(ep):
+    """Each row's time fields add up: a side's histogram counts its timed
+    calls, the metadata one every metadata call, and meta_time_ns is the
+    metadata syscalls' time_ns summed."""
+    rows = ep.rows["syscall_io"]
+    meta = [n for n, e in rows[0]["by_syscall"].items() if "bytes" not in e]
+    for r in rows:
+        b = r["by_syscall"]
+        expect(sum(r["meta_time_hist"]) == r["meta_calls"] + r["meta_errors"], "row %d: meta_time_hist %d, %d calls" % (
+            r["seq"], sum(r["meta_time_hist"]), r["meta_calls"] + r["meta_errors"]))
+        expect(sum(r["read_time_hist"]) == r["read_calls"] and sum(r["write_time_hist"]) == r["write_calls"],
+               "row %d: time histograms %d and %d, calls %d and %d" % (r["seq"], sum(r["read_time_hist"]),
+               sum(r["write_time_hist"]), r["read_calls"], r["write_calls"]))
+        expect(sum(b[n]["time_ns"] for n in meta) == r["meta_time_ns"], "row %d: meta_time_ns" % r["seq"])
+        expect(sum(b[n]["calls"] for n in meta) == r["meta_calls"] and
+               sum(b[n]["errors"] for n in meta) == r["meta_errors"], "row %d: meta_calls" % r["seq"])
+    expect(ep.manifest["sources"]["syscall_io"]["untimed_calls"] == 0, "untimed calls")
+
+
+def metawork_matches(ep, w, st):
+    """syscall_io's metadata calls against metawork's report w, exactly,
+    with what its static start-up calls besides (one readlink of
+    /proc/self/exe), which st, strace -f -c's table of a run of the same
+    binary, counts; no other metadata call. Every call timed."""
+    first = ep.rows["syscall_io"][0]["by_syscall"]
+    meta = [n for n, e in first.items() if "bytes" not in e]
+    expect(sorted(meta) == sorted(w), "metadata syscalls %s, metawork's %s" % (meta, sorted(w)))
+    startup = {}
+    for n in meta:
+        ok, failed = w[n]
+        s_calls, s_errors = st.get(n, [0, 0])
+        # what metawork did not call itself: glibc's start-up, as strace saw it
+        extra = [s_calls - s_errors - ok, s_errors - failed]
+        expect(min(extra) >= 0, "%s: strace %s, fewer than metawork's %s" % (n, st.get(n), w[n]))
+        if extra != [0, 0]:
+            startup[n] = extra
+        got = [by_syscall(ep, n, f) for f in ("calls", "errors")]
+        expect(got == [ok + extra[0], failed + extra[1]], "%s: calls and errors %s, metawork's %s and start-up's %s" % (
+            n, got, w[n], extra))
+        expect(by_syscall(ep, n, "time_ns") > 0, "%s: no time" % n)
+    expect(sum(a + b for a, b in startup.values()) <= 2, "start-up's metadata calls %s" % startup)
+    expect(ep.total("syscall_io", "meta_calls") == sum(c for c, e in w.values()) + sum(a for a, b in startup.values()),
+           "meta_calls")
+    expect(ep.total("syscall_io", "meta_errors") == sum(e for c, e in w.values()) + sum(b for a, b in startup.values()),
+           "meta_errors")
+    time_adds_up(ep)
+    return "%d metadata syscalls, %d calls and %d errors as metawork made them (start-up: %s); %.0f us of metadata time" % (
+        len(meta), ep.total("syscall_io", "meta_calls"), ep.total("syscall_io", "meta_errors"), startup,
+        ep.total("syscall_io", "meta_time_ns") / 1e3)
+
+
+def pattern_matches(ep, w):
+    """syscall_io's access pattern against patwork's report w, which counts
+    by Darshan's rules (docs/data-model.md): equal under ebpf, less the
+    share of its io_uring requests (w["io_uring"]) where the backend cannot
+    see io_uring; null in every row under ptrace, with why."""
+    m = ep.manifest["sources"]["syscall_io"]
+    rows = ep.rows["syscall_io"]
+    if m["backend"] == "ptrace":
+        expect(all(r[f] is None for r in rows for f in PATTERN), "a pattern field not null")
+        why = m["unseen"].get("access_pattern")
+        expect(why, "no reason: %s" % m["unseen"])
+        return "null in %d rows: %s" % (len(rows), why)
+    expect(all(w[f] > 0 for f in PATTERN), "patwork counted no %s" % [f for f in PATTERN if not w[f]])
+    blind = "io_uring" in m.get("unseen", {})
+    want = {f: w[f] - (w["io_uring"][f] if blind else 0) for f in PATTERN}
+    got = {f: ep.total("syscall_io", f) for f in PATTERN}
+    expect(got == want, "the pattern %s, patwork's %s%s" % (got, want, " without io_uring's" if blind else ""))
+    return "as patwork did it%s: %s" % (
+        ", less its io_uring requests' (io_uring unseen: %s)" % m["unseen"]["io_uring"] if blind else "",
+        ", ".join("%s %d" % (f, want[f]) for f in PATTERN))
