@@ -543,7 +543,8 @@ static void print_text(FILE *f, const json_t *all)
 		"o:\n"
 		"diff: of the totals, %%; mae: mean |d - o| a cell; r: Pearson's;\n"
 		"err50, err95: percentiles of |d - o| / o; <=1%%: the share of cells within 1 %%;\n"
-		"lag: the cells d is shifted by (behind o) for the best r, r@lag\n",
+		"lag: the cells d is shifted by (behind o) for the best r, r@lag (of the lags\n"
+		"that keep max(3, half the cells) pairs)\n",
 		json_array_size(json_object_get(all, "episodes")),
 		json_integer_value(json_object_get(all, "grid_ns")) / 1e6);
 	fprintf(f, "%-30s %5s %8s %9s %7s %6s %6s %5s %3s %7s\n", "pair", "cells", "diff", "mae", "r",

@@ -23,9 +23,10 @@ double pair_percentile(const double *v, size_t n, double q)
 }
 
 /* Pearson's r of the pairs (x[k], y[k]) both non-null, d shifted by lag
- * within each episode: x is d[k + lag], y is o[k]. NAN with fewer than two
- * pairs or a side constant over them. */
-static double pearson(const double *d, const double *o, const size_t *ep, size_t n, int lag)
+ * within each episode: x is d[k + lag], y is o[k]. NAN with fewer than
+ * min_pairs pairs (2 at least) or a side constant over them. */
+static double pearson(const double *d, const double *o, const size_t *ep, size_t n, int lag,
+		      size_t min_pairs)
 {
 	long double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
 	size_t m = 0;
@@ -37,7 +38,7 @@ static double pearson(const double *d, const double *o, const size_t *ep, size_t
 		sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
 		m++;
 	}
-	if (m < 2)
+	if (m < 2 || m < min_pairs)
 		return NAN;
 	/* centred sums over the pairs, from a second pass: the one-pass
 	 * formula loses the digits of large, nearly equal counts */
@@ -81,7 +82,7 @@ int pair_stats(const double *d, const double *o, const size_t *ep, size_t n, str
 		out->total_diff_pct = (double)(100 * (sd - so) / so);
 	if (out->cells)
 		out->mae = (double)(sabs / out->cells);
-	out->pearson_r = pearson(d, o, ep, n, 0);
+	out->pearson_r = pearson(d, o, ep, n, 0, 2);
 	if (nrel) {
 		qsort(rel, nrel, sizeof(*rel), by_value);
 		out->rel_err_p50 = pair_percentile(rel, nrel, 0.5);
@@ -89,14 +90,18 @@ int pair_stats(const double *d, const double *o, const size_t *ep, size_t n, str
 		out->within_1pct = (double)within / (double)nrel;
 	}
 	free(rel);
-	/* the highest r over the lags; a tie goes to the lag nearest 0, then
-	 * to the negative one */
+	/* the highest r over the lags that keep enough pairs (the r of two
+	 * points is always 1 or -1); a tie goes to the lag nearest 0, then to
+	 * the negative one */
+	size_t min_pairs = (out->cells + 1) / 2;
+	if (min_pairs < PAIR_LAG_MIN_PAIRS)
+		min_pairs = PAIR_LAG_MIN_PAIRS;
 	for (int step = 0; step <= PAIR_MAX_LAG; step++)
 		for (int sign = -1; sign <= 1; sign += 2) {
 			int lag = step * sign;
 			if (step == 0 && sign > 0)
 				continue;
-			double r = pearson(d, o, ep, n, lag);
+			double r = pearson(d, o, ep, n, lag, min_pairs);
 			if (!isnan(r) && (isnan(out->r_at_best_lag) || r > out->r_at_best_lag)) {
 				out->r_at_best_lag = r;
 				out->best_lag_cells = lag;

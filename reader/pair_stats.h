@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* the lags tried: -PAIR_MAX_LAG .. PAIR_MAX_LAG cells */
+/* the lags tried: -PAIR_MAX_LAG .. PAIR_MAX_LAG cells; a lag's r counts
+ * only where at least max(PAIR_LAG_MIN_PAIRS, half the pair's cells) pairs
+ * remain once shifted */
 #define PAIR_MAX_LAG 5
+#define PAIR_LAG_MIN_PAIRS 3
 
 struct pair_stats {
 	size_t cells; /* both non-null */

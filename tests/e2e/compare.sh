@@ -45,14 +45,15 @@ EOY
 }
 
 # compare's every figure, and --by-episode's, from export's CSV with pandas
+# (tests/e2e/lib/compare_figures.py)
 figures_from_export() {
 	"$IOPSAMPLE" compare "$EPS/io" "$EPS/build" "$EPS/fio" --by-episode --format json \
 		-o "$WORK/compare.json" || { echo "compare: exit $?"; return 1; }
 	"$IOPSAMPLE" export "$EPS/io" "$EPS/build" "$EPS/fio" -o "$WORK/cells.csv" || return 1
 	"$PANDAS_PY" - "$WORK/compare.json" "$WORK/cells.csv" <<'PY'
 import json, math, sys
-import numpy as np
 import pandas as pd
+from compare_figures import figures, side
 got = json.load(open(sys.argv[1]))
 t = pd.read_csv(sys.argv[2])
 bad = []
@@ -63,38 +64,6 @@ def same(name, a, b):
         ok = a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
     if not ok:
         bad.append("%s: compare %r, pandas %r" % (name, a, b))
-
-def side(df, name):
-    cols = name.split("+")
-    return df[cols].sum(axis=1, min_count=len(cols)).where(df[cols].notna().all(axis=1))
-
-def pearson(x, y):
-    m = x.notna() & y.notna()
-    x, y = x[m].to_numpy(float), y[m].to_numpy(float)
-    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
-        return None
-    return float(np.corrcoef(x, y)[0, 1])
-
-def figures(df, d, o):
-    both = d.notna() & o.notna()
-    dd, oo = d[both].astype(float), o[both].astype(float)
-    f = {"cells": int(both.sum()), "deployable_total": float(dd.sum()), "oracle_total": float(oo.sum())}
-    f["total_diff_pct"] = 100 * (dd.sum() - oo.sum()) / oo.sum() if oo.sum() != 0 else None
-    f["mae"] = float((dd - oo).abs().mean()) if len(dd) else None
-    f["pearson_r"] = pearson(d, o)
-    pos = oo > 0
-    rel = ((dd - oo).abs() / oo)[pos].to_numpy()
-    f["rel_err_p50"] = float(np.percentile(rel, 50)) if len(rel) else None
-    f["rel_err_p95"] = float(np.percentile(rel, 95)) if len(rel) else None
-    f["within_1pct"] = float((rel <= 0.01).mean()) if len(rel) else None
-    best = None
-    for lag in sorted(range(-5, 6), key=lambda L: (abs(L), L > 0)):
-        shifted = d.groupby(df["episode"]).shift(-lag)  # d[t + lag] beside o[t]
-        r = pearson(shifted, o)
-        if r is not None and (best is None or r > best[1]):
-            best = (lag, r)
-    f["best_lag_cells"], f["r_at_best_lag"] = best if best else (None, None)
-    return f
 
 same("grid_ns", got["grid_ns"], int(t["t_end_ns"].iloc[0] - t["t_start_ns"].iloc[0]))
 same("episodes", 0, 0 if got["episodes"] == list(dict.fromkeys(t["episode"])) else 1)
@@ -157,13 +126,60 @@ assert [(x["deployable"], x["oracle"]) for x in p] == [("proc_io.wchar", "syscal
 	[ $rc = 64 ]
 }
 
+# Seven cells: two series that track each other (r about 0.99 at lag 0).
+# Shifted by 5 cells only two pairs are left, whose r is 1 whenever both
+# rise: such a lag does not count (fewer than max(3, half the cells)
+# pairs), and the best lag is 0. The episode is written here, its rows at
+# known times (100 ms apart: 7 cells of the grid).
+seven_cells() {
+	mkdir -p "$WORK/syn" && cat >"$WORK/seven.yaml" <<'EOY'
+- {deployable: proc_io.syscr, oracle: perf_event.instructions}
+EOY
+	"$PY" - "$EPS/io/manifest.json" "$WORK/syn" <<'PY' || return
+import json, sys
+from synthetic import MS, proc_io_row, write_episode
+d = [12, 49, 23, 78, 31, 43, 69]
+o = [10, 50, 20, 80, 30, 40, 70]
+def perf(t, instructions, final):
+    return dict(t=t, final=final, cycles=instructions, instructions=instructions, ipc=None,
+                cache_miss_rate=None, running_pct=100.0)
+write_episode(json.load(open(sys.argv[1])), sys.argv[2], "seven", {}, {
+    "proc_io": (100 * MS, [proc_io_row((k + 1) * 100 * MS, 0, 1, syscr=v, final=k == 6)
+                           for k, v in enumerate(d)], True),
+    "perf_event": (100 * MS, [perf((k + 1) * 100 * MS, v, k == 6) for k, v in enumerate(o)], False)})
+PY
+	"$IOPSAMPLE" compare "$WORK/syn/seven" --pairs "$WORK/seven.yaml" --format json -o "$WORK/seven.json" ||
+		{ echo "compare: exit $?"; return 1; }
+	"$IOPSAMPLE" export "$WORK/syn/seven" -o "$WORK/seven.csv" || return
+	"$PANDAS_PY" - "$WORK/seven.json" "$WORK/seven.csv" <<'PY'
+import json, sys
+import pandas as pd
+from compare_figures import figures, pearson, side
+from epi import expect
+p = json.load(open(sys.argv[1]))["pairs"][0]
+t = pd.read_csv(sys.argv[2])
+d, o = side(t, "proc_io.syscr"), side(t, "perf_event.instructions")
+want = figures(t, d, o)
+expect(want["cells"] == 7 and want["best_lag_cells"] == 0, "pandas: %s" % want)
+# what every lag would give, two pairs or not
+r5 = pearson(d.shift(-5), o)
+expect(r5 == 1.0, "lag 5 over two pairs: r %s" % r5)
+for k in ("cells", "best_lag_cells"):
+    expect(p[k] == want[k], "%s: compare %s, pandas %s" % (k, p[k], want[k]))
+expect(abs(p["r_at_best_lag"] - want["r_at_best_lag"]) <= 1e-9, "r@lag %s, pandas %s" % (p["r_at_best_lag"], want["r_at_best_lag"]))
+print("7 cells: best lag %d, r@lag %.4f, as pandas (lags -3..3 count; at lag 5 two pairs give r %.1f)" % (
+    p["best_lag_cells"], p["r_at_best_lag"], r5))
+PY
+}
+
 if out=$(episodes 2>&1); then
 	check compare_figures_equal_pandas_from_export figures_from_export
 	check compare_text_table_of_a_build text_table
 	check compare_pairs_file_and_exit_statuses pairs_file_and_errors
+	check compare_seven_cells_lag_needs_enough_pairs seven_cells
 else
 	for t in compare_figures_equal_pandas_from_export compare_text_table_of_a_build \
-		compare_pairs_file_and_exit_statuses; do
+		compare_pairs_file_and_exit_statuses compare_seven_cells_lag_needs_enough_pairs; do
 		fail $t "the episodes: $out"
 	done
 fi

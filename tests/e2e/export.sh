@@ -126,44 +126,14 @@ PY
 # syn-b: proc_io only, every 50 ms, zstd. Labels that CSV must quote.
 synthetic() {
 	export_py "$EPS/real-a/manifest.json" "$EPS" <<'PY'
-import copy, json, os, subprocess
+import json
+from synthetic import MS, proc_io_row as proc, write_episode
 template = json.load(open(sys.argv[1]))
-MS = 1_000_000
-def proc(t, wchar, nprocs, rchar=None, final=False):
-    return dict(t=t, final=final, rchar=rchar, wchar=wchar, syscr=0, syscw=0, read_bytes=0,
-                write_bytes=0, cancelled_write_bytes=0, nprocs=nprocs)
 def perf(t, cycles, instructions, pct=100.0, final=False):
     return dict(t=t, final=final, cycles=cycles, instructions=instructions, ipc=None,
                 cache_miss_rate=None, running_pct=pct)
 def write(name, labels, sources, zstd=()):
-    d = os.path.join(sys.argv[2], name)
-    os.makedirs(d)
-    m = copy.deepcopy(template)
-    m.update(episode=name, labels=labels, sources={}, status="complete")
-    m["config"]["episode"]["labels"] = labels
-    for source, (interval, rows, deployable) in sources.items():
-        f = source + ".jsonl"
-        entry = copy.deepcopy(template["sources"][source])
-        entry.update(file=f + (".zst" if source in zstd else ""), rows=len(rows), interval_ns=interval,
-                     available_in_deployment=deployable)
-        if source == "perf_event":
-            entry["ratios"] = {"ipc": {"numerator": "instructions", "denominator": "cycles"},
-                               "cache_miss_rate": {"numerator": None, "denominator": None}}
-        m["sources"][source] = entry
-        with open(os.path.join(d, f), "w") as out:
-            prev = 0
-            for seq, r in enumerate(rows):
-                r = dict(r)
-                t, final = r.pop("t"), r.pop("final")
-                row = dict(episode=name, source=source, available_in_deployment=deployable, seq=seq,
-                           t_mono_ns=t, t_wall_ns=1_700_000_000 * 1000 * MS + t, interval_ns=t - prev,
-                           final=final, labels=labels, **r)
-                out.write(json.dumps(row) + "\n")
-                prev = t
-        if source in zstd:
-            subprocess.run(["zstd", "-q", "--rm", os.path.join(d, f)], check=True)
-    with open(os.path.join(d, "manifest.json"), "w") as out:
-        json.dump(m, out)
+    write_episode(template, sys.argv[2], name, labels, sources, zstd)
 write("syn-a", {"case": 'a,b "q"\nnext'}, {
     "proc_io": (100 * MS, [proc(100 * MS + 200_000, 1000, 2), proc(300 * MS + 50_000, 600, 3),
                            proc(340 * MS, 40, 0, final=True)], True),
