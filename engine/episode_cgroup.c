@@ -13,11 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cg_owner.h"
 #include "fdutil.h"
 #include "procfs.h"
 #include "procfs_files.h"
 
-#define PREFIX "iopsample-"
+#define PREFIX CG_OWNER_PREFIX
 /* how long a cgroup just emptied may stay busy (its tasks' exit finishing) */
 #define RMDIR_TRIES 50
 #define RMDIR_PAUSE_NS 2000000
@@ -107,11 +108,15 @@ void episode_cgroup_make(struct episode_cgroup *cg, const char *episode, bool of
 	cg->json = json_pack("{s:s, s:b}", "setting", off ? "off" : "auto", "attached", false);
 	const char *why = NULL;
 	struct cgroupfs fs;
-	char name[200];
-	snprintf(name, sizeof(name), PREFIX "%s-%d", episode, (int)getpid());
+	char name[256];
+	struct cg_owner self;
 
 	if (off) {
 		why = "episode.cgroup is off";
+		goto done;
+	}
+	if (cg_owner_self(&self) < 0 || cg_owner_name(&self, episode, name, sizeof(name)) < 0) {
+		why = "cannot read this process's start time and pid namespace in /proc";
 		goto done;
 	}
 	if (cgroupfs_read(0, &fs) < 0 || fs.n == 0) {
@@ -374,39 +379,6 @@ void episode_cgroup_free(struct episode_cgroup *cg)
 	cg->json = NULL;
 }
 
-/* The pid an iopsample cgroup's name ends with, or 0. */
-static pid_t owner_of(const char *name)
-{
-	const char *dash = strrchr(name, '-');
-	if (strncmp(name, PREFIX, strlen(PREFIX)) || !dash || !dash[1])
-		return 0;
-	char *end;
-	long pid = strtol(dash + 1, &end, 10);
-	return *end || pid <= 0 ? 0 : (pid_t)pid;
-}
-
-/* Whether the iopsample that made the cgroup at path (its pid: owner) is
- * gone: no process has its pid, or a zombie (a container's init may never
- * reap it), or the one that has it started after the cgroup was made (the
- * pid was reused). A start time is in clock ticks since boot; the
- * cgroup's is its directory's wall-clock time, taken back to the boot's
- * clock. A tick's margin, toward alive. */
-static bool owner_gone(pid_t owner, const char *path)
-{
-	struct proc_stat st;
-	struct stat made;
-	struct timespec wall, boot;
-	long hz = sysconf(_SC_CLK_TCK);
-	if (procfs_read_stat(owner, &st) < 0 || st.state == 'Z' || st.state == 'X')
-		return true;
-	if (stat(path, &made) < 0 || hz <= 0 || clock_gettime(CLOCK_REALTIME, &wall) < 0 ||
-	    clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
-		return false;
-	double booted = (double)wall.tv_sec + wall.tv_nsec / 1e9 - ((double)boot.tv_sec + boot.tv_nsec / 1e9);
-	double made_since_boot = (double)made.st_mtim.tv_sec + made.st_mtim.tv_nsec / 1e9 - booted;
-	return (double)st.starttime / (double)hz > made_since_boot + 1.0 / (double)hz;
-}
-
 json_t *episode_cgroup_sweep(void)
 {
 	json_t *removed = json_array();
@@ -422,10 +394,11 @@ json_t *episode_cgroup_sweep(void)
 			continue;
 		struct dirent *de;
 		while ((de = readdir(d))) {
-			pid_t owner = owner_of(de->d_name);
+			struct cg_owner owner;
 			char path[900];
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (!owner || de->d_type != DT_DIR || !owner_gone(owner, path))
+			if (de->d_type != DT_DIR || !cg_owner_parse(de->d_name, &owner) ||
+			    !cg_owner_gone(&owner))
 				continue; /* not one of ours, or its iopsample runs */
 			/* what its tree left running (a keeper killed with
 			 * iopsample): killed, then the cgroup removed once empty */

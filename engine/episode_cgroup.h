@@ -1,7 +1,7 @@
 /* The episode's own cgroup: what production sees of a workload.
  *
  * For a launched target, iopsample makes a cgroup named
- * iopsample-<episode>-<its own pid> under the cgroup it runs in, in
+ * iopsample-<episode>@<its owner> (cg_owner.h) under the cgroup it runs in, in
  * the v2 hierarchy (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid
  * host) and, for what v2 does not give it, in the v1 hierarchies (cpuacct
  * when there is no v2, cpu for throttling, memory, blkio), and moves the
@@ -59,8 +59,8 @@ json_t *episode_cgroup_remove(struct episode_cgroup *cg);
 void episode_cgroup_free(struct episode_cgroup *cg);
 
 /* Removes the iopsample cgroups, beside where this process's would go,
- * whose iopsample is gone (killed outright, its keeper with it: no pid of
- * that start time): what they hold is killed first. Returns the paths
+ * whose iopsample is gone (killed outright, its keeper with it:
+ * cg_owner_gone): what they hold is killed first. Returns the paths
  * removed (an array). */
 json_t *episode_cgroup_sweep(void);
 

@@ -473,6 +473,23 @@ static void release(struct supervisor *s)
 		arm(s, s->ep.origin_ns + s->ep.cfg->episode.duration_ns);
 }
 
+/* A target that a signal ended which no one in iopsample sent (its stop
+ * reason is still its own exit): another process, the kernel (the OOM
+ * killer, a fault) or the target itself. Said in the manifest, since the
+ * episode is otherwise complete and its rows look like any other's. */
+static void warn_unsent_signal(struct supervisor *s)
+{
+	const typeof(s->ep.target) *t = &s->ep.target;
+	char sig[32];
+	if (attached(s) || !t->exited || t->code == CLD_EXITED || t->exec_errno ||
+	    t->stop_reason != STOP_EXITED)
+		return;
+	episode_warn(&s->ep,
+		     "the target was ended by %s, which iopsample did not send: another process, "
+		     "the kernel (the OOM killer, a fault) or the target itself sent it",
+		     signame(t->status, sig, sizeof(sig)));
+}
+
 static int finish(struct supervisor *s, int code)
 {
 	struct errbuf e;
@@ -492,6 +509,7 @@ static int finish(struct supervisor *s, int code)
 	}
 	remove_cgroup(s); /* the keeper reaped everything: they are empty */
 	host_settings_restore(); /* before the manifest, which says whether it did */
+	warn_unsent_signal(s);
 	if (!code)
 		code = exit_status(s);
 	else

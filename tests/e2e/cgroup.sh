@@ -68,7 +68,7 @@ rows = ep.rows["cgroup"]
 s = ep.manifest["sources"]["cgroup"]
 cg = ep.manifest["cgroup"]
 expect(cg["made"] and not cg["attached"] and cg["setting"] == "auto", "cgroup %s" % cg)
-expect(all("iopsample-cgt-use-" in c["path"] for c in cg["cgroups"]), "names %s" % cg["cgroups"])
+expect(all("iopsample-cgt-use@" in c["path"] for c in cg["cgroups"]), "names %s" % cg["cgroups"])
 anon = max(r["anon_bytes"] for r in rows)
 expect(abs(anon - w["anon_bytes"]) <= 1 << 20, "anon_bytes peaked at %d, the workload touched %d" % (anon, w["anon_bytes"]))
 cpu = ep.total("cgroup", "cpu_usage_ns")
@@ -200,6 +200,79 @@ print("probe killed the daemon and removed %d stale cgroups" % len(removed))
 PY
 }
 
+# A wall clock stepped forward (NTP, a resumed VM) makes a running
+# episode's cgroups look an hour old: their directories touched back an
+# hour while the episode runs. A probe meanwhile still finds their
+# iopsample by its pid, start time and pid namespace, removes nothing, and
+# the target runs to its end.
+clock_step() {
+	cat >"$WORK/cgt-step.yaml" <<EOY
+episode: {name: cgt-step, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "sleep 3; echo survived"], stdout: file}
+sources: {cgroup: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/cgt-step.yaml" --quiet >"$WORK/cgt-step.out" 2>&1 &
+	local run=$! paths rc
+	wait_until 5 grep -q "iopsample-cgt-step" "$WORK/episodes/cgt-step/manifest.json" 2>/dev/null ||
+		{ echo "no cgroup in the manifest"; wait $run; return 1; }
+	paths=$("$PY" -c 'import json, sys; print(" ".join(c["path"] for c in json.load(open(sys.argv[1]))["cgroup"]["cgroups"]))' \
+		"$WORK/episodes/cgt-step/manifest.json")
+	touch -m -d '-1 hour' $paths || { wait $run; return 1; }
+	"$IOPSAMPLE" probe >"$WORK/step-probe.json" || { echo "probe: exit $?"; wait $run; return 1; }
+	wait $run
+	rc=$?
+	[ $rc = 0 ] || { echo "run: exit $rc: $(cat "$WORK/cgt-step.out")"; return 1; }
+	episode_py "$WORK/episodes/cgt-step" "$WORK/step-probe.json" $paths <<'PY'
+import json
+from epi import expect
+removed = json.load(open(sys.argv[2]))["cgroups"]["removed_stale"]
+expect(not set(removed) & set(sys.argv[3:]), "probe removed the running episode's %s" % removed)
+t = ep.manifest["target"]
+expect(t["exit_code"] == 0 and t["signal"] is None, "target %s" % t)
+out = open(ep.dir + "/target.stdout").read()
+expect(out == "survived\n", "the target printed %r" % out)
+expect(not ep.manifest["warnings"], "warnings %s" % ep.manifest["warnings"])
+print("%d cgroups touched back an hour; probe removed none of them; the target printed survived" % len(sys.argv[3:]))
+PY
+}
+
+# A target that a signal iopsample did not send ended (here SIGKILL from
+# this test): the manifest warns; one its duration stopped does not.
+unsent_signal() {
+	cat >"$WORK/cgt-unsent.yaml" <<EOY
+episode: {name: cgt-unsent, output_dir: $WORK/episodes}
+target: {command: [$IOWORK, --sleep-ms, "30000", --tag, $TAG]}
+sources: {cgroup: {interval: 50ms}}
+EOY
+	cat >"$WORK/cgt-planned.yaml" <<EOY
+episode: {name: cgt-planned, output_dir: $WORK/episodes, duration: 300ms}
+target: {command: [$IOWORK, --sleep-ms, "30000", --tag, $TAG]}
+sources: {cgroup: {interval: 50ms}}
+EOY
+	"$IOPSAMPLE" run "$WORK/cgt-unsent.yaml" --quiet >"$WORK/cgt-unsent.out" 2>&1 &
+	local run=$! pid rc
+	wait_until 5 grep -q '"pid": [1-9]' "$WORK/episodes/cgt-unsent/manifest.json" 2>/dev/null ||
+		{ echo "no target pid in the manifest"; kill $run; return 1; }
+	pid=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["target"]["pid"])' \
+		"$WORK/episodes/cgt-unsent/manifest.json")
+	kill -KILL "$pid"
+	wait $run
+	rc=$?
+	[ $rc = 137 ] || { echo "run: exit $rc, not 128 + SIGKILL"; return 1; }
+	"$IOPSAMPLE" run "$WORK/cgt-planned.yaml" --quiet || { echo "planned: exit $?"; return 1; }
+	episode_py "$WORK/episodes/cgt-unsent" "$WORK/episodes/cgt-planned" <<'PY'
+import epi
+from epi import expect
+w = [x for x in ep.manifest["warnings"] if "which iopsample did not send" in x]
+expect(ep.manifest["target"]["signal"] == "SIGKILL" and len(w) == 1 and "SIGKILL" in w[0],
+       "target %s, warnings %s" % (ep.manifest["target"], ep.manifest["warnings"]))
+planned = epi.Episode(sys.argv[2]).manifest
+expect(planned["target"]["stop_reason"] == "duration" and
+       not any("did not send" in x for x in planned["warnings"]), "planned: %s" % planned["warnings"])
+print("killed from outside: %s; stopped at its duration: no such warning" % w[0])
+PY
+}
+
 # No cgroup for the episode: the source is unavailable, with the reason;
 # exit 77 only when it is required.
 off() {
@@ -295,6 +368,8 @@ check cgroup_pressure_of_more_threads_than_cpus pressure
 check cgroup_counts_a_daemon_that_left_the_tree daemon
 check cgroup_and_daemon_gone_after_a_group_sigkill group_kill
 check cgroup_left_by_a_killed_iopsample_and_keeper_is_killed_and_removed_by_probe stale
+check cgroup_of_a_running_episode_survives_a_wall_clock_step clock_step
+check target_ended_by_a_signal_iopsample_did_not_send_is_warned_of unsent_signal
 check cgroup_off_makes_the_source_unavailable off
 check cgroup_unavailable_where_none_can_be_made nobody
 check cgroup_of_an_attached_process_is_read_not_made attached
