@@ -63,6 +63,9 @@ struct {
 /* bios of the tree that found tree_bios full: the sampler fails rather
  * than undercount */
 __u64 tree_bios_lost;
+/* bios of the tree that ended with BLK_STS_AGAIN before reaching the
+ * device (iops_bio_complete): in no count, said in the manifest */
+__u64 bios_would_block;
 /* tree_bios' entries, exactly: each insert adds one, each delete that
  * found its key takes one. 0 spares the issue and completion programs a
  * lookup per bio while the tree does no block I/O, and tells the sampler
@@ -227,12 +230,24 @@ static __always_inline int tree_bio_done(__u64 key, __u64 now)
 
 /* A bio-based device's bio ended (dm, md, zram). blk_update_request()
  * clears the bio's trace flag, so a request's bios never come here: they
- * end in the walk of block_rq_complete. */
+ * end in the walk of block_rq_complete.
+ *
+ * So does a bio that never got a request: one with REQ_NOWAIT (io_uring's,
+ * an RWF_NOWAIT write) on a queue with no request free ends at once with
+ * BLK_STS_AGAIN, and its submitter submits its bytes again in another bio.
+ * It moved nothing: it is dropped, not counted, so each byte counts once. */
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(iops_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	if (tree_bios_inflight > 0)
-		tree_bio_done((__u64)bio, bpf_ktime_get_ns());
+	if (tree_bios_inflight <= 0)
+		return 0;
+	struct tree_bio tb;
+	if (bio->bi_status == KERNEL_BLK_STS_AGAIN) {
+		if (take((__u64)bio, &tb))
+			__sync_fetch_and_add(&bios_would_block, 1);
+		return 0;
+	}
+	tree_bio_done((__u64)bio, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -132,6 +132,8 @@ static void report_misses(struct block_io *b)
 	char msg[256];
 	json_int_t n = recursion_misses(b);
 	json_object_set_new(b->manifest, "recursion_misses", json_integer(n));
+	json_object_set_new(b->manifest, "bios_would_block",
+			    json_integer((json_int_t)b->skel->bss->bios_would_block));
 	if (n) {
 		snprintf(msg, sizeof(msg),
 			 "the kernel skipped its programs %lld times, each already running on that CPU "

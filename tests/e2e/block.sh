@@ -97,6 +97,46 @@ print("%d ends inferred in rows %s, the last after %d ms of an idle device" % (i
 PY
 }
 
+# fio's random 4 KiB O_DIRECT reads, 64 at once, on a loop device (direct
+# I/O to its file) whose queue holds 4 requests. io_uring's bios carry
+# REQ_NOWAIT: one that finds no request free ends with BLK_STS_AGAIN
+# before it reaches the device, and io_uring submits its bytes again in
+# another. Each byte counts once: block_io's reads and bytes are fio's (its
+# JSON's), as diskstats' are. libaio waits for a request instead: the same
+# figures by another road.
+shallow_queue() ( # engine
+	local loop= img=/dev/shm/iopsample-e2e-sq-$$.img dev
+	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
+	command -v fio >/dev/null || { echo "no fio"; exit 1; }
+	truncate -s 64M "$img" && loop=$(losetup --direct-io=on -f --show "$img") || { loop=; echo "no loop device"; exit 1; }
+	dev=${loop#/dev/}
+	echo 4 >"/sys/block/$dev/queue/nr_requests" || { echo "cannot set nr_requests"; exit 1; }
+	cat >"$WORK/sq-$1.yaml" <<EOY
+episode: {name: sq-$1, output_dir: $WORK/episodes}
+target:
+  command: [fio, --name=sq, --filename=$loop, --direct=1, --rw=randread, --bs=4k, --iodepth=64,
+            --io_size=64M, --ioengine=$1, --output-format=json, --output=$WORK/sq-$1.json]
+sources:
+  block_io: {interval: 100ms, devices: [$dev]}
+  diskstats: {interval: 100ms, devices: [$dev]}
+EOY
+	"$IOPSAMPLE" run "$WORK/sq-$1.yaml" --quiet || { echo "run: exit $?"; exit 1; }
+	episode_py "$WORK/episodes/sq-$1" "$WORK/sq-$1.json" "$(cat "/sys/block/$dev/queue/nr_requests")" <<'PY'
+import json
+from epi import expect
+job = json.load(open(sys.argv[2]))["jobs"][0]["read"]
+m = ep.manifest["sources"]["block_io"]
+got = {f: ep.total("block_io", f) for f in ("read_bytes", "read_ops")}
+expect(got == {"read_bytes": job["io_bytes"], "read_ops": job["total_ios"]},
+       "block_io %s, fio %d bytes in %d reads (%d bios would have blocked)" % (
+           got, job["io_bytes"], job["total_ios"], m.get("bios_would_block", -1)))
+expect(ep.total("diskstats", "read_bytes") == job["io_bytes"], "diskstats %d" % ep.total("diskstats", "read_bytes"))
+expect(m["ends_inferred"]["bios"] == 0, "ends inferred: %s" % m["ends_inferred"])
+print("nr_requests %s: fio %d bytes in %d reads; block_io and diskstats the same; %d bios ended would-block, retried" % (
+    sys.argv[3], job["io_bytes"], job["total_ios"], m["bios_would_block"]))
+PY
+)
+
 direct_outside() {
 	local exact=0
 	udev_quiet && exact=1
@@ -421,6 +461,9 @@ else
 	done
 fi
 check block_io_infers_the_ends_no_program_saw unseen_ends
+for engine in io_uring libaio; do
+	check block_io_counts_each_byte_once_on_a_shallow_queue_$engine shallow_queue $engine
+done
 check buffered_writes_reach_the_device_at_fsync_in_the_tree buffered_fsync
 check sync_hands_writeback_to_the_flusher_fsync_keeps_it sync_writeback
 check block_sources_final_row_waits_for_io_in_flight in_flight_at_exit

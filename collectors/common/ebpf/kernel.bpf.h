@@ -140,8 +140,14 @@ struct bio {
 	struct bio *bi_next; /* the next bio of a request */
 	struct block_device *bi_bdev;
 	unsigned int bi_opf;
+	__u8 bi_status; /* blk_status_t */
 	struct bvec_iter bi_iter;
 } __attribute__((preserve_access_index));
+
+/* include/linux/blk_types.h: the bio would have blocked (REQ_NOWAIT and no
+ * request free); its submitter gets EAGAIN and submits it again. 12 since
+ * Linux 4.13. */
+#define KERNEL_BLK_STS_AGAIN 12
 
 struct request {
 	struct request_queue *q;
