@@ -5,8 +5,11 @@
  * slots at each tick (block_io.c). Nothing goes through a buffer.
  *
  *   block_bio_queue    fires in the submitting task (submit_bio), once per
- *                      bio: the one place where "who sent it" is true. A
- *                      bio of the tree is remembered in tree_bios;
+ *                      bio: where "who sent it" is true. A bio of the tree
+ *                      is remembered in tree_bios. One the throttle held
+ *                      comes here from a kworker: taken where the tree
+ *                      submitted it (__blk_throtl_bio) where the kernel
+ *                      lets a program run there, else known by its cgroup;
  *   block_rq_issue     the driver takes a request: its bios of the tree get
  *                      their issue time (the first issue, if requeued);
  *   block_rq_complete  the device completed bytes of a request: the bios
@@ -30,7 +33,8 @@
  * is counted when its end is certain: when its address comes back as a
  * new bio (its memory was freed, so it had ended), or, for the final row,
  * when the devices have nothing in flight (block_io.c). It counts in ops,
- * bytes and size, in no latency bucket, and in ends_inferred. */
+ * bytes and size, in no latency bucket, and in ends_inferred (a discard or
+ * a flush too). */
 #include "common/ebpf/kernel.bpf.h"
 #include "common/ebpf/tree.bpf.h"
 #include "block_io/block_io_slot.h"
@@ -38,6 +42,14 @@
 #include <stdbool.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by the sampler before load: the bit of bi_flags the throttle sets
+ * on a bio it has charged (BIO_BPS_THROTTLED, BIO_THROTTLED before 5.19;
+ * BIO_NO_FLAG when the kernel's BTF names neither), and the inode numbers
+ * of the episode's own cgroups (v2, v1 blkio; 0 when none). */
+#define BIO_NO_FLAG 0xff
+const volatile __u8 bio_throttled_bit = BIO_NO_FLAG;
+const volatile __u64 episode_cgroups[2];
 
 /* The kernel's dev_t of each selected device to its index, set by the
  * sampler before it attaches. */
@@ -116,6 +128,67 @@ static __always_inline bool take(__u64 key, struct tree_bio *out)
 	return true;
 }
 
+/* The throttle (blk-throttle, a cgroup's read_bps_device or io.max) sits
+ * before block_bio_queue: a bio over its cgroup's limit waits there, and
+ * the throttle's kworker queues it later, where no task of the tree is
+ * current. So the tree's bio is taken here, where the tree submits it,
+ * held until block_bio_queue sees it. Loaded where the kernel has the
+ * throttle (block_io.c). */
+SEC("fentry/__blk_throtl_bio")
+int BPF_PROG(iops_bio_throttle, struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+	struct tree_bio old, tb = {.held = 1};
+	if (tree_bios_inflight > 0 && take(key, &old))
+		tree_bio_end(&old, 0, false); /* see iops_bio_queue */
+	if (!selected(bio->bi_bdev, tb.dev) || !tree_has_current())
+		return 0;
+	tb.queue_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_NOEXIST) < 0)
+		__sync_fetch_and_add(&tree_bios_lost, 1);
+	else
+		__sync_fetch_and_add(&tree_bios_inflight, 1);
+	return 0;
+}
+
+/* Whether bio, queued where no task of the tree runs, is one the throttle
+ * held for the episode's own cgroup, which holds the tree alone: the
+ * throttle's kworker queues what the tree submitted (found so where no
+ * program may run at the throttle's entry). */
+static __always_inline bool throttled_for_episode(struct bio *bio, __u64 cgroup)
+{
+	__u32 bit = bio_throttled_bit;
+	return bit < 16 && bio->bi_flags & 1u << bit && cgroup &&
+	       (cgroup == episode_cgroups[0] || cgroup == episode_cgroups[1]);
+}
+
+/* The inode number of bio's cgroup's directory; 0 without one. */
+static __always_inline __u64 bio_cgroup(struct bio *bio)
+{
+	if (!bpf_core_field_exists(bio->bi_blkg))
+		return 0;
+	struct blkcg_gq *blkg = bio->bi_blkg;
+	return blkg ? blkg->blkcg->css.cgroup->kn->id : 0;
+}
+
+/* What the episode's own v1 blkio cgroup queued to a selected device, for
+ * the sampler's count of what the throttle still holds (block_io.c). */
+static __always_inline void count_cgroup_queued(struct bio *bio, __u64 cgroup, __u8 dev)
+{
+	__u32 i = dev;
+	if (!cgroup || cgroup != episode_cgroups[1] || i >= BIO_DEVICES)
+		return;
+	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
+	if (!s)
+		return;
+	barrier_var(i);
+	if (i >= BIO_DEVICES)
+		return;
+	EBPF_SLOT_ENTER(&s->seq);
+	EBPF_SLOT_ADD(&s->cg_queued_bytes[i], bio->bi_iter.bi_size);
+	EBPF_SLOT_LEAVE(&s->seq);
+}
+
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(iops_bio_queue, struct bio *bio)
 {
@@ -123,12 +196,20 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	/* A bio of the tree at this address ended before its memory came
 	 * back as this one, but no program saw the end (see "Ends no program
 	 * sees" above): it counts now. Checked on every device: the memory
-	 * may come back for any. */
-	struct tree_bio old;
-	if (tree_bios_inflight > 0 && take(key, &old))
-		tree_bio_end(&old, 0, false);
-	struct tree_bio tb = {};
-	if (!selected(bio->bi_bdev, tb.dev) || !tree_has_current())
+	 * may come back for any. Unless it is this very bio, held at the
+	 * throttle: the tree's, whoever queues it. */
+	struct tree_bio old, tb = {};
+	bool held = false;
+	if (tree_bios_inflight > 0 && take(key, &old)) {
+		held = old.held;
+		if (!held)
+			tree_bio_end(&old, 0, false);
+	}
+	if (!selected(bio->bi_bdev, tb.dev))
+		return 0;
+	__u64 cgroup = bio_cgroup(bio);
+	count_cgroup_queued(bio, cgroup, tb.dev[0]);
+	if (!(held || tree_has_current() || throttled_for_episode(bio, cgroup)))
 		return 0;
 	__u32 opf = bio->bi_opf, op = opf & KERNEL_REQ_OP_MASK;
 	tb.bytes = bio->bi_iter.bi_size;
@@ -143,7 +224,7 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 		tb.kind = TB_NONE;
 	if (tb.kind == TB_NONE && !tb.flush)
 		return 0; /* write-zeroes, secure erase, zone commands */
-	tb.queue_ns = bpf_ktime_get_ns();
+	tb.queue_ns = bpf_ktime_get_ns(); /* a held bio's latency starts here too */
 	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_NOEXIST) < 0)
 		__sync_fetch_and_add(&tree_bios_lost, 1);
 	else
@@ -214,6 +295,8 @@ static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen)
 			EBPF_SLOT_ADD(&s->latency_hist[dir][ebpf_log2_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
 		else
 			EBPF_SLOT_ADD(&s->ends_inferred[dir], 1);
+	} else if (!seen) {
+		EBPF_SLOT_ADD(&s->ends_inferred[BIO_DIR_OTHER], 1);
 	}
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;

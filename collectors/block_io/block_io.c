@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/block_devices.h"
+#include "bio_throttle.h"
 #include "block_io_slot.h"
 #include "block_io.skel.h"
 #include "collector.h"
@@ -56,6 +57,7 @@ struct block_io {
 	json_int_t rows;       /* rows sampled: the next row's seq */
 	int64_t quiet_since;   /* the devices idle since (0: not idle) */
 	uint64_t completed;    /* their requests completed, then */
+	char blkio_dir[512];   /* the episode's own v1 blkio cgroup, or "" */
 	json_t *manifest;      /* the source's entry: slots_deferred */
 	json_t *inferred;      /* its ends_inferred */
 	json_t *total[BIO_COUNTERS];
@@ -63,12 +65,23 @@ struct block_io {
 	json_t *hist[2][2][LOG2_HIST_BUCKETS];
 };
 
-static int load(struct block_io_bpf **out, struct errbuf *why)
+/* Opens and loads the programs for the tree of t (NULL at probe): with
+ * the one at the throttle's entry when throttle_entry, else without it. */
+static int load_once(struct block_io_bpf **out, const struct target_info *t, bool throttle_entry,
+		     struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
 	struct block_io_bpf *skel = block_io_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
+	if (!throttle_entry)
+		bpf_program__set_autoload(skel->progs.iops_bio_throttle, false);
+	int bit = bio_throttled_bit();
+	skel->rodata->bio_throttled_bit = bit < 0 ? 0xff : (__u8)bit;
+	uint64_t ids[2];
+	bio_episode_cgroups(t ? t->cgroups : NULL, ids);
+	skel->rodata->episode_cgroups[0] = ids[0];
+	skel->rodata->episode_cgroups[1] = ids[1];
 	int r = ebpf_slots_size(skel->maps.bio_slots, why);
 	if (r == 0)
 		r = ebpf_load(skel->skeleton, why);
@@ -78,6 +91,26 @@ static int load(struct block_io_bpf **out, struct errbuf *why)
 	}
 	*out = skel;
 	return 0;
+}
+
+/* Loads the programs, the one at the throttle's entry where the kernel has
+ * the throttle and takes a program there (some hosts' policies refuse
+ * fentry programs): else without it, and *throttle_why says why. */
+static int load(struct block_io_bpf **out, const struct target_info *t, char *throttle_why,
+		size_t len, struct errbuf *why)
+{
+	struct errbuf first;
+	if (libbpf_find_vmlinux_btf_id("__blk_throtl_bio", BPF_TRACE_FENTRY) < 0) {
+		snprintf(throttle_why, len, "the kernel has no throttle (__blk_throtl_bio)");
+		return load_once(out, t, false, why);
+	}
+	if (load_once(out, t, true, &first) == 0) {
+		*throttle_why = '\0';
+		return 0;
+	}
+	snprintf(throttle_why, len, "the kernel refused a program at the throttle's entry: %.180s",
+		 first.msg);
+	return load_once(out, t, false, why);
 }
 
 /* The whole load, verifier included, then nothing kept; what it found
@@ -92,7 +125,8 @@ static int bio_probe(struct source_config *sc, const struct target_info *t, json
 	int r = ebpf_host_check(facts, why);
 	if (r == 0)
 		r = ebpf_need_helper(facts, "bpf_loop", BPF_FUNC_loop, "Linux 5.17 or later", why);
-	if (r == 0 && (r = load(&skel, why)) == 0)
+	char throttle_why[256];
+	if (r == 0 && (r = load(&skel, NULL, throttle_why, sizeof(throttle_why), why)) == 0)
 		block_io_bpf__destroy(skel);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
 	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(why->msg));
@@ -234,7 +268,7 @@ static const struct bio_slot *counts(struct block_io *b)
 static void note_inferred(struct block_io *b, const struct bio_slot *now)
 {
 	json_int_t n = 0;
-	for (int dir = 0; dir < 2; dir++)
+	for (int dir = 0; dir < BIO_DIRS; dir++)
 		n += (json_int_t)(now->ends_inferred[dir] - b->prev.ends_inferred[dir]);
 	if (n == 0)
 		return;
@@ -303,7 +337,8 @@ static bool devices_quiet(struct block_io *b)
 	for (size_t d = 0; d < b->devs.n && idle; d++) {
 		struct blk_activity a;
 		idle = blk_device_activity("/sys", &b->devs.dev[d], &a) == 0 && a.in_flight == 0;
-		completed += a.completed;
+		if (idle)
+			completed += a.completed;
 	}
 	int64_t now = clock_mono_ns();
 	if (!idle || !b->quiet_since || completed != b->completed) {
@@ -314,41 +349,124 @@ static bool devices_quiet(struct block_io *b)
 	return now - b->quiet_since >= QUIET_NS;
 }
 
-/* Counts the tree's bios left in tree_bios as ended, as the program counts
- * an end it did not see (tree_bio_end), into extra. A bio the program
- * takes meanwhile is counted there, once: whoever deletes it counts it. */
-static void infer_ends(struct block_io *b)
+/* Whether a bio of the tree has surely ended once its devices are quiet:
+ * sysfs's in_flight counts only requests a driver has started, so a bio
+ * that no issued request holds yet may still wait (at the throttle, in the
+ * I/O scheduler) however idle the device looks. A bio-based device (dm,
+ * md) issues no request: its in_flight counts its bios. */
+static bool surely_ended(const struct block_io *b, const struct tree_bio *tb)
 {
-	int fd = bpf_map__fd(b->skel->maps.tree_bios);
-	__u64 key;
+	if (tb->held)
+		return false;
+	if (tb->issue_ns)
+		return true;
+	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
+}
+
+/* The bio at key ended unseen: taken out of tree_bios and counted into
+ * extra, as the program counts an end it did not see (tree_bio_end). A
+ * bio the program takes meanwhile is counted there, once: whoever deletes
+ * it counts it. */
+static void count_inferred(struct block_io *b, int fd, __u64 key)
+{
 	struct tree_bio tb;
-	for (int i = 0; i < 2 * TREE_BIOS_MAX && bpf_map_get_next_key(fd, NULL, &key) == 0; i++) {
-		if (bpf_map_lookup_elem(fd, &key, &tb) < 0 || bpf_map_delete_elem(fd, &key) < 0)
+	if (bpf_map_lookup_elem(fd, &key, &tb) < 0 || bpf_map_delete_elem(fd, &key) < 0)
+		return;
+	__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
+	for (int k = 0; k < 2; k++) {
+		__u64 *dev = tb.dev[k] < BIO_DEVICES ? b->extra.dev[tb.dev[k]] : NULL;
+		if (!dev)
 			continue;
-		__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
-		for (int k = 0; k < 2; k++) {
-			__u64 *dev = tb.dev[k] < BIO_DEVICES ? b->extra.dev[tb.dev[k]] : NULL;
-			if (!dev)
-				continue;
-			if (tb.kind == TB_READ || tb.kind == TB_WRITE || tb.kind == TB_DISCARD) {
-				enum bio_counter ops = tb.kind == TB_READ    ? BIO_READ_OPS
-						       : tb.kind == TB_WRITE ? BIO_WRITE_OPS
-									     : BIO_DISCARD_OPS;
-				dev[ops]++;
-				dev[ops + 1] += tb.bytes; /* each kind's bytes follow its ops */
-			}
-			if (tb.flush)
-				dev[BIO_FLUSH_OPS]++;
+		if (tb.kind == TB_READ || tb.kind == TB_WRITE || tb.kind == TB_DISCARD) {
+			enum bio_counter ops = tb.kind == TB_READ    ? BIO_READ_OPS
+					       : tb.kind == TB_WRITE ? BIO_WRITE_OPS
+								     : BIO_DISCARD_OPS;
+			dev[ops]++;
+			dev[ops + 1] += tb.bytes; /* each kind's bytes follow its ops */
 		}
-		if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
-			int dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
-			b->extra.size_hist[dir][log2_bucket(tb.bytes)]++;
-			b->extra.ends_inferred[dir]++;
-		}
+		if (tb.flush)
+			dev[BIO_FLUSH_OPS]++;
+	}
+	if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
+		int dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
+		b->extra.size_hist[dir][log2_bucket(tb.bytes)]++;
+		b->extra.ends_inferred[dir]++;
+	} else {
+		b->extra.ends_inferred[BIO_DIR_OTHER]++;
 	}
 }
 
-/* The tree's bios not yet ended (its processes may all be gone). */
+/* Counts the tree's bios left in tree_bios that have surely ended. A pass
+ * collects keys, then takes them out (a walk cannot go on from a key it
+ * deleted); another pass follows while one found a full batch. */
+static void infer_ends(struct block_io *b)
+{
+	enum { BATCH = 64 };
+	int fd = bpf_map__fd(b->skel->maps.tree_bios);
+	__u64 keys[BATCH], cur = 0, next;
+	size_t n;
+	for (int pass = 0; pass <= TREE_BIOS_MAX / BATCH; pass++) {
+		n = 0;
+		for (int i = 0; i < TREE_BIOS_MAX && n < BATCH &&
+				bpf_map_get_next_key(fd, i ? &cur : NULL, &next) == 0;
+		     i++) {
+			struct tree_bio tb;
+			cur = next;
+			if (bpf_map_lookup_elem(fd, &cur, &tb) == 0 && surely_ended(b, &tb))
+				keys[n++] = cur;
+		}
+		for (size_t k = 0; k < n; k++)
+			count_inferred(b, fd, keys[k]);
+		if (n < BATCH)
+			break;
+	}
+}
+
+/* Bytes the episode's v1 throttle took in for the selected devices' disks
+ * and still holds: blkio.throttle.io_service_bytes (counted as a bio enters
+ * the throttle, whether it waits or not) less what the episode's cgroup
+ * queued to them (block_io.bpf.c). 0 without a v1 blkio cgroup of the
+ * episode's own. */
+static uint64_t throttle_held(struct block_io *b, const struct bio_slot *now)
+{
+	char path[600], line[128];
+	if (!b->blkio_dir[0])
+		return 0;
+	snprintf(path, sizeof(path), "%s/blkio.throttle.io_service_bytes", b->blkio_dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	uint64_t held = 0;
+	for (size_t d = 0; d < b->devs.n; d++) {
+		const struct blk_dev *dev = &b->devs.dev[d];
+		bool first = true; /* a disk's count, once however many of its devices */
+		for (size_t e = 0; e < d; e++)
+			first &= !(b->devs.dev[e].disk_major == dev->disk_major &&
+				   b->devs.dev[e].disk_minor == dev->disk_minor);
+		if (!first)
+			continue;
+		uint64_t entered = 0, queued = 0;
+		unsigned ma, mi;
+		char op[16];
+		unsigned long long v;
+		rewind(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%u:%u %15s %llu", &ma, &mi, op, &v) == 4 &&
+			    ma == dev->disk_major && mi == dev->disk_minor &&
+			    (!strcmp(op, "Read") || !strcmp(op, "Write") || !strcmp(op, "Discard")))
+				entered += v;
+		for (size_t e = 0; e < b->devs.n; e++)
+			if (b->devs.dev[e].disk_major == dev->disk_major &&
+			    b->devs.dev[e].disk_minor == dev->disk_minor)
+				queued += now->cg_queued_bytes[e];
+		held += entered > queued ? entered - queued : 0;
+	}
+	fclose(f);
+	return held;
+}
+
+/* The tree's bios not yet ended (its processes may all be gone), and
+ * those the throttle still holds. */
 static bool bio_in_flight(void *state, json_t **left)
 {
 	struct block_io *b = state;
@@ -357,9 +475,11 @@ static bool bio_in_flight(void *state, json_t **left)
 		infer_ends(b);
 		n = __atomic_load_n(&b->skel->bss->tree_bios_inflight, __ATOMIC_RELAXED);
 	}
-	if (n <= 0)
+	uint64_t held = throttle_held(b, counts(b));
+	if (n <= 0 && held == 0)
 		return false;
-	*left = json_pack("{s:I}", "bios", (json_int_t)n);
+	*left = json_pack("{s:I, s:I}", "bios", (json_int_t)(n > 0 ? n : 0), "throttled_bytes",
+			  (json_int_t)held);
 	return true;
 }
 
@@ -369,9 +489,10 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	struct block_io *b = calloc(1, sizeof(*b));
 	if (!b)
 		return errbuf_set(why, ENOMEM, "out of memory");
+	char throttle_why[256];
 	int r = blk_config_devices(sc->priv, &b->devs, why);
 	if (r == 0)
-		r = load(&b->skel, why);
+		r = load(&b->skel, t, throttle_why, sizeof(throttle_why), why);
 	/* For the tests only: no completion program runs, so every end of the
 	 * tree's bios is inferred (block_io.bpf.c, "Ends no program sees"), as
 	 * on a host whose kernel runs no program where the devices complete. */
@@ -394,6 +515,12 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
 	b->inferred = json_pack("{s:i,s:[]}", "bios", 0, "rows");
 	json_object_set(manifest, "ends_inferred", b->inferred);
+	if (t->cgroups && t->cgroups->owned)
+		snprintf(b->blkio_dir, sizeof(b->blkio_dir), "%s", t->cgroups->dir[CGR_BLKIO]);
+	if (getenv("IOPSAMPLE_TEST_UNSEEN_ENDS"))
+		json_object_set_new(manifest, "test_unseen_ends", json_true());
+	json_object_set_new(manifest, "throttle_entry",
+			    *throttle_why ? json_string(throttle_why) : json_null());
 	b->manifest = json_incref(manifest);
 	ebpf_slots_report(&b->slots, manifest);
 	*state = b;

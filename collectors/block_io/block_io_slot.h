@@ -31,7 +31,12 @@ enum bio_counter {
 	BIO_COUNTERS
 };
 
-enum bio_dir { BIO_DIR_READ, BIO_DIR_WRITE };
+enum bio_dir {
+	BIO_DIR_READ,
+	BIO_DIR_WRITE,
+	BIO_DIR_OTHER, /* a discard, or a flush alone: in ends_inferred only */
+	BIO_DIRS
+};
 
 /* The tree's bios in flight at most (tree_bios' size). */
 #define TREE_BIOS_MAX 65536
@@ -45,21 +50,29 @@ struct tree_bio {
 	__u8 kind;   /* enum tree_bio_kind */
 	__u8 flush;  /* asked for a cache flush first (REQ_PREFLUSH) */
 	__u8 dev[2]; /* its device's index and its disk's, or BIO_NO_DEVICE */
+	/* taken at the throttle (blk-throttle), where the tree submitted it:
+	 * not queued yet, only its device known; block_bio_queue fills the
+	 * rest when the throttle lets it go, from a kworker */
+	__u8 held;
 };
 
 /* One CPU's counts since the program was loaded. A bio to a partition
  * counts in the partition's entry and in its disk's, when selected; the
  * histograms count each of the tree's reads and writes once, the latency
  * histogram only those whose end a program saw. ends_inferred: the tree's
- * reads and writes whose end no program saw, counted when their address
- * came back as a new bio (see block_io.bpf.c). Only ever added to: the
- * sampler takes differences. */
+ * bios (reads, writes, discards, flushes) whose end no program saw,
+ * counted when their address came back as a new bio (see block_io.bpf.c).
+ * Only ever added to: the sampler takes differences. */
 struct bio_slot {
 	struct ebpf_slot_seq seq;
 	__u64 dev[BIO_DEVICES][BIO_COUNTERS];
 	__u64 size_hist[2][LOG2_HIST_BUCKETS];    /* by enum bio_dir, bytes */
 	__u64 latency_hist[2][LOG2_HIST_BUCKETS]; /* by enum bio_dir, microseconds */
-	__u64 ends_inferred[2];                   /* by enum bio_dir */
+	__u64 ends_inferred[BIO_DIRS];            /* by enum bio_dir */
+	/* bytes of bios of the episode's own v1 blkio cgroup queued to each
+	 * device, in any task: beside the throttle's own count of what entered
+	 * it (blkio.throttle.io_service_bytes), what it still holds */
+	__u64 cg_queued_bytes[BIO_DEVICES];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 
 #endif

@@ -73,9 +73,18 @@ static int resolve(const char *sysfs, const char *name, struct blk_dev *dev)
 		return r == -ENOTDIR ? -ENOENT : r;
 	if (sscanf(line, "%u:%u", &dev->major, &dev->minor) != 2)
 		return -EIO;
+	dev->disk_major = dev->major, dev->disk_minor = dev->minor;
+	snprintf(path, sizeof(path), "%s/class/block/%s/mq", sysfs, name);
+	dev->request_based = access(path, F_OK) == 0;
 	snprintf(path, sizeof(path), "%s/class/block/%s/partition", sysfs, name);
 	if (access(path, F_OK) < 0)
 		return 0;
+	snprintf(path, sizeof(path), "%s/class/block/%s/../mq", sysfs, name);
+	dev->request_based = access(path, F_OK) == 0;
+	snprintf(path, sizeof(path), "%s/class/block/%s/../dev", sysfs, name);
+	if (read_line(path, line, sizeof(line)) < 0 ||
+	    sscanf(line, "%u:%u", &dev->disk_major, &dev->disk_minor) != 2)
+		return -EIO;
 	snprintf(path, sizeof(path), "%s/class/block/%s/..", sysfs, name);
 	char *up = realpath(path, NULL);
 	if (!up)

@@ -28,6 +28,8 @@ struct blk_dev {
 	unsigned major, minor;
 	char disk[BLK_NAME_MAX]; /* a partition's whole disk; "" for a disk */
 	bool in_totals;          /* false: a partition whose disk is selected too */
+	bool request_based;      /* blk-mq (its disk has an mq directory): not dm, md */
+	unsigned disk_major, disk_minor; /* its disk's numbers (its own for a disk) */
 };
 
 struct blk_devices {

@@ -137,6 +137,62 @@ print("nr_requests %s: fio %d bytes in %d reads; block_io and diskstats the same
 PY
 )
 
+# A WILLNEED prefetch throttled by the episode's own cgroup (v1
+# blkio.throttle.read_bps_device, or v2 io.max: set here while the target
+# waits its first half second) to 16 MiB/s: the throttle holds 32 MiB of
+# reads and lets them go from its kworker over two seconds, after the
+# tree is gone (this test holds the device open, so the tree's last close
+# waits for nothing). block_io counts every one as the tree's, its final
+# row waits for those the throttle holds, and no end is inferred while
+# they wait.
+throttled_prefetch() (
+	local loop= img=/dev/shm/iopsample-e2e-thr-$$.img dev bytes=33554432 run
+	trap 'exec 8<&-; [ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
+	truncate -s 64M "$img" && loop=$(losetup -f --show "$img") || { loop=; echo "no loop device"; exit 1; }
+	dev=${loop#/dev/}
+	echo 65536 >"/sys/block/$dev/queue/read_ahead_kb" && exec 8<"$loop" && blockdev --flushbufs "$loop" || exit 1
+	cat >"$WORK/thr.yaml" <<EOY
+episode: {name: thr, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "sleep 0.5; exec $BLKWORK prefetch $loop $bytes"], stdout: file}
+sources:
+  proc_io: {interval: 20ms}
+  block_io: {interval: 20ms, devices: [$dev]}
+EOY
+	"$IOPSAMPLE" run "$WORK/thr.yaml" --quiet >"$WORK/thr.out" 2>&1 &
+	run=$!
+	wait_until 5 grep -q "iopsample-thr" "$WORK/episodes/thr/manifest.json" 2>/dev/null ||
+		{ echo "no cgroup in the manifest"; wait $run; exit 1; }
+	local how
+	how=$("$PY" - "$WORK/episodes/thr/manifest.json" "$(cat "/sys/block/$dev/dev")" <<'PY'
+import json, os, sys
+dirs = [c["path"] for c in json.load(open(sys.argv[1]))["cgroup"]["cgroups"]]
+v1 = [d for d in dirs if os.path.exists(d + "/blkio.throttle.read_bps_device")]
+v2 = [d for d in dirs if os.path.exists(d + "/io.max")]
+if v1:
+    open(v1[0] + "/blkio.throttle.read_bps_device", "w").write("%s 16777216" % sys.argv[2])
+    print("v1 blkio.throttle.read_bps_device")
+elif v2:
+    open(v2[0] + "/io.max", "w").write("%s rbps=16777216" % sys.argv[2])
+    print("v2 io.max")
+PY
+	) || { wait $run; exit 1; }
+	[ -n "$how" ] || { echo "the episode's cgroup has no throttle"; wait $run; exit 1; }
+	wait $run || { echo "run: exit $?: $(cat "$WORK/thr.out")"; exit 1; }
+	episode_py "$WORK/episodes/thr" "$how" <<'PY'
+from epi import expect
+want = ep.target_report()["read_bytes"]
+m = ep.manifest["sources"]["block_io"]
+got = ep.total("block_io", "read_bytes")
+expect(got == want, "block_io read_bytes %d, the tree asked for %d (drain %s)" % (got, want, m["drain"]))
+expect(m["ends_inferred"]["bios"] == 0, "ends inferred while the throttle held them: %s" % m["ends_inferred"])
+expect(m["drain"]["left"] is None and m["drain"]["waited_ns"] >= 10**9, "drain %s" % m["drain"])
+expect(ep.total("proc_io", "read_bytes") >= want, "proc_io read_bytes %d" % ep.total("proc_io", "read_bytes"))
+print("%s 16 MiB/s: %d MiB prefetched, block_io %d MiB, the final row waited %.1f s; no end inferred (%s)" % (
+    sys.argv[2], want >> 20, got >> 20, m["drain"]["waited_ns"] / 1e9,
+    "the throttle's entry followed" if m["throttle_entry"] is None else m["throttle_entry"]))
+PY
+)
+
 direct_outside() {
 	local exact=0
 	udev_quiet && exact=1
@@ -464,6 +520,7 @@ check block_io_infers_the_ends_no_program_saw unseen_ends
 for engine in io_uring libaio; do
 	check block_io_counts_each_byte_once_on_a_shallow_queue_$engine shallow_queue $engine
 done
+check block_io_counts_a_throttled_prefetch_after_the_tree_is_gone throttled_prefetch
 check buffered_writes_reach_the_device_at_fsync_in_the_tree buffered_fsync
 check sync_hands_writeback_to_the_flusher_fsync_keeps_it sync_writeback
 check block_sources_final_row_waits_for_io_in_flight in_flight_at_exit

@@ -5,7 +5,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, metawork, patwork, controllers, nulls; METAWORK_STRACE
+fio-io_uring, metawork, patwork, throttled, controllers, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
 calls). Prints what it compared, or exits non-zero with what differs.
 
@@ -173,6 +173,29 @@ def check_known(workload):
     return exact.pattern_matches(ep, w)
 
 
+def check_throttled():
+    """block_io against blkwork's prefetch that the episode's io.max held
+    after the tree was gone (tests/kernels/guest sets it): every byte the
+    tree's, the final row waiting for what the throttle held, no end
+    inferred meanwhile."""
+    ep = episode("throttled")
+    s = ep.manifest["sources"]["block_io"]
+    if not allowed("block_io"):
+        return declined("block_io", s["error"])
+    expect(s["status"] == "ok", "block_io: %s" % s["error"])
+    err = open(os.path.join(out, "throttled.io_max.err")).read().strip()
+    expect(not err, "io.max: %s" % err)
+    want = ep.target_report()["read_bytes"]
+    got = ep.total("block_io", "read_bytes")
+    expect(got == want, "block_io read_bytes %d, the tree asked for %d (drain %s, throttle_entry %s)" % (
+        got, want, s["drain"], s["throttle_entry"]))
+    expect(s["ends_inferred"]["bios"] == 0, "ends inferred: %s" % s["ends_inferred"])
+    expect(s["drain"]["left"] is None and s["drain"]["waited_ns"] > 0, "drain %s" % s["drain"])
+    return "io.max 4 MiB/s: %d MiB prefetched, block_io %d MiB; the final row waited %.1f s; %s" % (
+        want >> 20, got >> 20, s["drain"]["waited_ns"] / 1e9,
+        "the throttle's entry followed" if s["throttle_entry"] is None else s["throttle_entry"])
+
+
 def check_controllers():
     """The v2 controllers each episode enabled for its cgroup's parent (the
     guest's root) are off again after it: subtree_control as it was."""
@@ -238,5 +261,5 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
-          "controllers": check_controllers}
+          "throttled": check_throttled, "controllers": check_controllers}
 print(checks[what]())

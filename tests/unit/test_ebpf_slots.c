@@ -138,12 +138,19 @@ TEST(the_manifest_counts_the_reads_that_deferred)
 	ebpf_slots_close(&r);
 }
 
-/* The program preempted mid-update finishes it 20 ms later. */
+/* The program preempted mid-update finishes it once told to (after the
+ * test's ordinary read, however late a loaded machine runs that), a few
+ * milliseconds on, so that the final read has to wait for it. */
+static atomic_int finish_now;
+
 static void *finish_later(void *arg)
 {
 	struct slot *s = arg;
-	struct timespec t = {0, 20 * 1000 * 1000};
-	nanosleep(&t, NULL);
+	struct timespec ms = {0, 1000 * 1000};
+	while (!atomic_load(&finish_now))
+		nanosleep(&ms, NULL);
+	for (int i = 0; i < 5; i++)
+		nanosleep(&ms, NULL);
 	payload(s, 1);
 	leave(s);
 	return NULL;
@@ -163,9 +170,12 @@ TEST(a_final_read_waits_for_a_slot_mid_update)
 	payload(&slots[1], 0);
 	pthread_t t;
 	EXPECT_EQ(pthread_create(&t, NULL, finish_later, &slots[1]), 0);
-	/* the ordinary read leaves it for the next; the final one waits */
+	/* the ordinary read leaves it for the next; the final one waits, up to
+	 * a bound far past the few milliseconds the update takes (valgrind's
+	 * included) */
 	EXPECT_EQ(((const struct slot *)ebpf_slots_read(&r))->calls, 1);
-	ebpf_slots_wait_whole(&r, 2LL * 1000 * 1000 * 1000);
+	atomic_store(&finish_now, 1);
+	ebpf_slots_wait_whole(&r, 10LL * 1000 * 1000 * 1000);
 	const struct slot *whole = ebpf_slots_read(&r);
 	EXPECT_EQ(whole->calls, 3);
 	EXPECT_EQ(whole->bytes, 21);

@@ -136,12 +136,36 @@ struct bvec_iter {
 	unsigned int bi_size; /* bytes left */
 } __attribute__((preserve_access_index));
 
+/* A bio's cgroup (CONFIG_BLK_CGROUP): blkg, its blkcg, whose css's cgroup
+ * has the kernfs node whose id is the cgroup directory's inode number */
+struct kernfs_node {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+struct blkcg {
+	struct cgroup_subsys_state css;
+} __attribute__((preserve_access_index));
+
+struct blkcg_gq {
+	struct blkcg *blkcg;
+} __attribute__((preserve_access_index));
+
 struct bio {
 	struct bio *bi_next; /* the next bio of a request */
 	struct block_device *bi_bdev;
 	unsigned int bi_opf;
-	__u8 bi_status; /* blk_status_t */
+	unsigned short bi_flags; /* 1 << BIO_* (an enum BTF has no name for) */
+	__u8 bi_status;          /* blk_status_t */
 	struct bvec_iter bi_iter;
+	struct blkcg_gq *bi_blkg;
 } __attribute__((preserve_access_index));
 
 /* include/linux/blk_types.h: the bio would have blocked (REQ_NOWAIT and no

@@ -1,0 +1,27 @@
+/* What block_io's program needs to know of the throttle (blk-throttle: a
+ * cgroup's blkio.throttle.* or io.max), which holds a bio before the
+ * block_bio_queue tracepoint and lets it go later from a kworker, where no
+ * task of the tree runs. Where the kernel lets a program run at the
+ * throttle's entry (fentry on __blk_throtl_bio), the bio is taken there;
+ * elsewhere it is known at its queueing by the flag the throttle sets on
+ * it and its cgroup, the episode's own. */
+#ifndef IOPSAMPLE_BIO_THROTTLE_H
+#define IOPSAMPLE_BIO_THROTTLE_H
+
+#include <stdint.h>
+
+#include "cgroupfs.h"
+
+/* The bit of a bio's bi_flags the throttle sets on a bio it charged, from
+ * the kernel's BTF (BIO_BPS_THROTTLED, or BIO_THROTTLED before Linux 5.19;
+ * their enum has no name, and its values moved between versions); -1 when
+ * it names neither. */
+int bio_throttled_bit(void);
+
+/* The inode numbers of the episode's own v2 and v1 blkio cgroup
+ * directories (a bio's blkg's cgroup's kernfs id); 0 for none, and both 0
+ * for a cgroup set that is not the episode's own (an attached target's
+ * holds other processes). */
+void bio_episode_cgroups(const struct cgroup_set *cg, uint64_t ids[2]);
+
+#endif
