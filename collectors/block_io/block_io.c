@@ -358,7 +358,9 @@ static bool surely_ended(const struct block_io *b, const struct tree_bio *tb)
 {
 	if (tb->held)
 		return false;
-	if (tb->issue_ns)
+	/* a flush alone (fsync's) is never in an issued request: the flush
+	 * machinery issues one of its own, with no bio */
+	if (tb->issue_ns || tb->kind == TB_NONE)
 		return true;
 	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
 }

@@ -79,13 +79,34 @@ target: {command: [$BLKWORK, direct, $LOOP, "0", "2", "10"]}
 sources:
   block_io: {interval: 20ms, devices: [$DEV]}
 EOY
+	cat >"$WORK/uf.yaml" <<EOY
+episode: {name: uf, output_dir: $WORK/episodes}
+target: {command: [$BLKWORK, buffered, $LOOP, "0", "1048576"], stdout: file}
+sources:
+  block_io: {interval: 20ms, devices: [$DEV]}
+EOY
 	IOPSAMPLE_TEST_UNSEEN_ENDS=1 "$IOPSAMPLE" run "$WORK/u.yaml" --quiet || { echo "run: exit $?"; return 1; }
-	episode_py "$WORK/episodes/u" "$DEV" <<'PY'
-import exact
+	IOPSAMPLE_TEST_UNSEEN_ENDS=1 "$IOPSAMPLE" run "$WORK/uf.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	episode_py "$WORK/episodes/uf" <<'PY' || return 1
+from epi import expect
+# buffered writes and fsync's flush, every end unseen: the flush too is
+# inferred, once the device is quiet, not left to the drain's bound
+m = ep.manifest["sources"]["block_io"]
+w = ep.target_report()["write_bytes"]
+ops = {f: ep.total("block_io", f) for f in ("write_ops", "write_bytes", "flush_ops")}
+expect(ops["write_bytes"] == w and ops["flush_ops"] >= 1, "%s, the tree wrote %d and synced" % (ops, w))
+expect(m["ends_inferred"]["bios"] == ops["write_ops"] + ops["flush_ops"] and m["drain"]["left"] is None,
+       "ends inferred %s of %s; drain %s" % (m["ends_inferred"], ops, m["drain"]))
+print("buffered %d bytes and fsync: %d writes and %d flush, every end inferred" % (w, ops["write_ops"], ops["flush_ops"]))
+PY
+	episode_py "$WORK/episodes/u" "$DEV" "$WORK/episodes/d" <<'PY'
+import epi, exact
 from epi import expect
 tree = ep.target_report()
 print(exact.block_io_matches(ep, tree, sys.argv[2]))
 m = ep.manifest["sources"]["block_io"]
+expect(m.get("test_unseen_ends") is True, "the manifest does not say the ends were made unseen: %s" % m)
+expect("test_unseen_ends" not in epi.Episode(sys.argv[3]).manifest["sources"]["block_io"], "said without the setting")
 inferred, rows = m["ends_inferred"], ep.rows["block_io"]
 expect(inferred["bios"] == tree["read_ops"] + tree["write_ops"], "ends inferred %s, the tree's bios %d" % (inferred, tree["read_ops"] + tree["write_ops"]))
 expect(all(sum(r[d + "_latency_hist"]) == 0 for r in rows for d in ("read", "write")), "a latency with no completion seen")
