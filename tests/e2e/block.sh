@@ -81,7 +81,7 @@ sources:
 EOY
 	cat >"$WORK/uf.yaml" <<EOY
 episode: {name: uf, output_dir: $WORK/episodes}
-target: {command: [$BLKWORK, buffered, $LOOP, "0", "1048576"], stdout: file}
+target: {command: [sh, -c, "$BLKWORK buffered $LOOP 0 1048576 && blkdiscard -o 0 -l 1048576 $LOOP"], stdout: file}
 sources:
   block_io: {interval: 20ms, devices: [$DEV]}
 EOY
@@ -89,15 +89,19 @@ EOY
 	IOPSAMPLE_TEST_UNSEEN_ENDS=1 "$IOPSAMPLE" run "$WORK/uf.yaml" --quiet || { echo "run: exit $?"; return 1; }
 	episode_py "$WORK/episodes/uf" <<'PY' || return 1
 from epi import expect
-# buffered writes and fsync's flush, every end unseen: the flush too is
-# inferred, once the device is quiet, not left to the drain's bound
+# buffered writes, fsync's flush and a discard, every end unseen: the
+# flush and the discard are inferred too, once the device is quiet, not
+# left to the drain's bound
 m = ep.manifest["sources"]["block_io"]
 w = ep.target_report()["write_bytes"]
-ops = {f: ep.total("block_io", f) for f in ("write_ops", "write_bytes", "flush_ops")}
-expect(ops["write_bytes"] == w and ops["flush_ops"] >= 1, "%s, the tree wrote %d and synced" % (ops, w))
-expect(m["ends_inferred"]["bios"] == ops["write_ops"] + ops["flush_ops"] and m["drain"]["left"] is None,
+# (blkdiscard reads the device first, for signatures: the tree's reads)
+ops = {f: ep.total("block_io", f) for f in ("read_ops", "write_ops", "write_bytes", "flush_ops", "discard_ops", "discard_bytes")}
+expect(ops["write_bytes"] == w and ops["flush_ops"] >= 1 and ops["discard_bytes"] == 1048576,
+       "%s, the tree wrote %d, synced and discarded 1 MiB" % (ops, w))
+expect(m["ends_inferred"]["bios"] == ops["read_ops"] + ops["write_ops"] + ops["flush_ops"] + ops["discard_ops"] and m["drain"]["left"] is None,
        "ends inferred %s of %s; drain %s" % (m["ends_inferred"], ops, m["drain"]))
-print("buffered %d bytes and fsync: %d writes and %d flush, every end inferred" % (w, ops["write_ops"], ops["flush_ops"]))
+print("buffered %d bytes, fsync and a 1 MiB discard: %d reads, %d writes, %d flush, %d discards, every end inferred" % (
+    w, ops["read_ops"], ops["write_ops"], ops["flush_ops"], ops["discard_ops"]))
 PY
 	episode_py "$WORK/episodes/u" "$DEV" "$WORK/episodes/d" <<'PY'
 import epi, exact
