@@ -200,6 +200,24 @@ print("probe killed the daemon and removed %d stale cgroups" % len(removed))
 PY
 }
 
+# Starts episode NAME ($WORK/NAME.yaml) in the background, its pid in BG,
+# and waits up to 5 s for its manifest to hold PATTERN.
+start_bg() { # name pattern
+	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet >"$WORK/$1.out" 2>&1 &
+	BG=$!
+	wait_until 5 grep -q "$2" "$WORK/episodes/$1/manifest.json" 2>/dev/null && return 0
+	echo "the manifest never held $2"
+	kill $BG 2>/dev/null
+	wait $BG
+	return 1
+}
+
+# What a Python expression over an episode's manifest (m) prints.
+manifest_get() { # name expression
+	"$PY" -c 'import json, sys; m = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+		"$WORK/episodes/$1/manifest.json" "$2"
+}
+
 # A wall clock stepped forward (NTP, a resumed VM) makes a running
 # episode's cgroups look an hour old: their directories touched back an
 # hour while the episode runs. A probe meanwhile still finds their
@@ -211,15 +229,12 @@ episode: {name: cgt-step, output_dir: $WORK/episodes}
 target: {command: [sh, -c, "sleep 3; echo survived"], stdout: file}
 sources: {cgroup: {interval: 50ms}}
 EOY
-	"$IOPSAMPLE" run "$WORK/cgt-step.yaml" --quiet >"$WORK/cgt-step.out" 2>&1 &
-	local run=$! paths rc
-	wait_until 5 grep -q "iopsample-cgt-step" "$WORK/episodes/cgt-step/manifest.json" 2>/dev/null ||
-		{ echo "no cgroup in the manifest"; wait $run; return 1; }
-	paths=$("$PY" -c 'import json, sys; print(" ".join(c["path"] for c in json.load(open(sys.argv[1]))["cgroup"]["cgroups"]))' \
-		"$WORK/episodes/cgt-step/manifest.json")
-	touch -m -d '-1 hour' $paths || { wait $run; return 1; }
-	"$IOPSAMPLE" probe >"$WORK/step-probe.json" || { echo "probe: exit $?"; wait $run; return 1; }
-	wait $run
+	start_bg cgt-step "iopsample-cgt-step" || return 1
+	local paths rc
+	paths=$(manifest_get cgt-step '" ".join(c["path"] for c in m["cgroup"]["cgroups"])')
+	touch -m -d '-1 hour' $paths || { wait $BG; return 1; }
+	"$IOPSAMPLE" probe >"$WORK/step-probe.json" || { echo "probe: exit $?"; wait $BG; return 1; }
+	wait $BG
 	rc=$?
 	[ $rc = 0 ] || { echo "run: exit $rc: $(cat "$WORK/cgt-step.out")"; return 1; }
 	episode_py "$WORK/episodes/cgt-step" "$WORK/step-probe.json" $paths <<'PY'
@@ -249,14 +264,10 @@ episode: {name: cgt-planned, output_dir: $WORK/episodes, duration: 300ms}
 target: {command: [$IOWORK, --sleep-ms, "30000", --tag, $TAG]}
 sources: {cgroup: {interval: 50ms}}
 EOY
-	"$IOPSAMPLE" run "$WORK/cgt-unsent.yaml" --quiet >"$WORK/cgt-unsent.out" 2>&1 &
-	local run=$! pid rc
-	wait_until 5 grep -q '"pid": [1-9]' "$WORK/episodes/cgt-unsent/manifest.json" 2>/dev/null ||
-		{ echo "no target pid in the manifest"; kill $run; return 1; }
-	pid=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["target"]["pid"])' \
-		"$WORK/episodes/cgt-unsent/manifest.json")
-	kill -KILL "$pid"
-	wait $run
+	start_bg cgt-unsent '"pid": [1-9]' || return 1
+	local rc
+	kill -KILL "$(manifest_get cgt-unsent 'm["target"]["pid"]')"
+	wait $BG
 	rc=$?
 	[ $rc = 137 ] || { echo "run: exit $rc, not 128 + SIGKILL"; return 1; }
 	"$IOPSAMPLE" run "$WORK/cgt-planned.yaml" --quiet || { echo "planned: exit $?"; return 1; }
