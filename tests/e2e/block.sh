@@ -366,8 +366,9 @@ PY
 # tree's reads and counts all 256 MiB, which proc_io counts at submission;
 # diskstats' waits for the device's in_flight to fall back and has every
 # byte too; the manifest says how long each waited and that nothing was
-# left. A sixth with drain: 50ms gives up, and the manifest says what was
-# left. The disk served every byte, 6 x 256 MiB. On the build before the
+# left. A sixth with drain: 0s takes its final row at once, when most of
+# the reads are in flight whatever the machine's pace (a bound near the
+# reads' own time would race them), and the manifest says what was left. The disk served every byte, 6 x 256 MiB. On the build before the
 # wait, block_io counted none of the first episode's 32 MiB (the size this
 # test first had).
 size_is() { [ "$(stat -c %s "$1" 2>/dev/null)" = "$2" ]; }
@@ -392,8 +393,8 @@ episode: {name: pf$i, output_dir: $WORK/episodes}
 target: {command: [$BLKWORK, prefetch, $sloop, "$bytes"], stdout: file}
 sources:
   proc_io: {interval: 20ms}
-  block_io: {interval: 20ms, devices: [$dev]$([ $i = 6 ] && echo ", drain: 50ms")}
-  diskstats: {interval: 20ms, devices: [$dev]$([ $i = 6 ] && echo ", drain: 50ms")}
+  block_io: {interval: 20ms, devices: [$dev]$([ $i = 6 ] && echo ", drain: 0s")}
+  diskstats: {interval: 20ms, devices: [$dev]$([ $i = 6 ] && echo ", drain: 0s")}
 EOY
 		"$IOPSAMPLE" run "$WORK/pf$i.yaml" --quiet || { echo "run $i: exit $?"; exit 1; }
 	done
@@ -424,11 +425,11 @@ ep = epi.Episode("%s/pf6" % sys.argv[1])
 cut = {s: ep.manifest["sources"][s]["drain"] for s in ("block_io", "diskstats")}
 for s, what in (("block_io", "bios"), ("diskstats", "requests")):
     d = cut[s]
-    expect(d["limit_ns"] == 50 * 10**6 and d["waited_ns"] >= d["limit_ns"] and d["left"][what] > 0, "pf6: %s drain %s" % (s, d))
+    expect(d["limit_ns"] == 0 and d["left"] is not None and d["left"][what] > 0, "pf6: %s drain %s" % (s, d))
 expect(ep.total("block_io", "read_bytes") < want, "pf6: block_io read_bytes %d" % ep.total("block_io", "read_bytes"))
 expect(served["read_bytes"] == 6 * want, "the slow disk served %d bytes" % served["read_bytes"])
 print("%d MiB prefetched, the tree gone: MiB read by proc_io/block_io/diskstats (block_io's and diskstats' wait) in 5 runs: %s" % (want >> 20, ", ".join(out)))
-print("drain 50ms: block_io had %d MiB, %d bios left; diskstats %d requests left" % (
+print("drain 0s: block_io had %d MiB, %d bios left; diskstats %d requests left" % (
     ep.total("block_io", "read_bytes") >> 20, cut["block_io"]["left"]["bios"], cut["diskstats"]["left"]["requests"]))
 PY
 )
