@@ -20,16 +20,19 @@ static long long enumerator(const struct btf *btf, const char *name)
 	return -1;
 }
 
-int bio_throttled_bit(void)
+void bio_throttle_facts(struct bio_throttle_facts *f)
 {
+	*f = (struct bio_throttle_facts){.entry = false, .throttled_bit = -1};
 	struct btf *btf = btf__load_vmlinux_btf();
 	if (!btf)
-		return -1;
+		return;
+	f->entry = btf__find_by_name_kind(btf, "__blk_throtl_bio", BTF_KIND_FUNC) > 0;
 	long long bit = enumerator(btf, "BIO_BPS_THROTTLED");
 	if (bit < 0)
 		bit = enumerator(btf, "BIO_THROTTLED");
+	if (bit >= 0 && bit < 16) /* bi_flags is an unsigned short */
+		f->throttled_bit = (int)bit;
 	btf__free(btf);
-	return bit >= 0 && bit < 16 ? (int)bit : -1; /* bi_flags is an unsigned short */
 }
 
 void bio_episode_cgroups(const struct cgroup_set *cg, uint64_t ids[2])

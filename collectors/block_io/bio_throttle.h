@@ -8,15 +8,20 @@
 #ifndef IOPSAMPLE_BIO_THROTTLE_H
 #define IOPSAMPLE_BIO_THROTTLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cgroupfs.h"
 
-/* The bit of a bio's bi_flags the throttle sets on a bio it charged, from
- * the kernel's BTF (BIO_BPS_THROTTLED, or BIO_THROTTLED before Linux 5.19;
- * their enum has no name, and its values moved between versions); -1 when
- * it names neither. */
-int bio_throttled_bit(void);
+/* What the kernel's BTF says of its throttle, read once. */
+struct bio_throttle_facts {
+	bool entry;        /* it has __blk_throtl_bio, for a program at the entry */
+	int throttled_bit; /* the bit of a bio's bi_flags the throttle sets on a
+			      bio it charged (BIO_BPS_THROTTLED, BIO_THROTTLED
+			      before Linux 5.19: their enum has no name, and its
+			      values moved between versions); -1: neither */
+};
+void bio_throttle_facts(struct bio_throttle_facts *f);
 
 /* The inode numbers of the episode's own v2 and v1 blkio cgroup
  * directories (a bio's blkg's cgroup's kernfs id); 0 for none, and both 0

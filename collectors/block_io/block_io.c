@@ -67,8 +67,8 @@ struct block_io {
 
 /* Opens and loads the programs for the tree of t (NULL at probe): with
  * the one at the throttle's entry when throttle_entry, else without it. */
-static int load_once(struct block_io_bpf **out, const struct target_info *t, bool throttle_entry,
-		     struct errbuf *why)
+static int load_once(struct block_io_bpf **out, const struct target_info *t,
+		     const struct bio_throttle_facts *f, bool throttle_entry, struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
 	struct block_io_bpf *skel = block_io_bpf__open();
@@ -76,8 +76,7 @@ static int load_once(struct block_io_bpf **out, const struct target_info *t, boo
 		return ebpf_fail(why, -errno, "opening");
 	if (!throttle_entry)
 		bpf_program__set_autoload(skel->progs.iops_bio_throttle, false);
-	int bit = bio_throttled_bit();
-	skel->rodata->bio_throttled_bit = bit < 0 ? 0xff : (__u8)bit;
+	skel->rodata->bio_throttled_bit = f->throttled_bit < 0 ? 0xff : (__u8)f->throttled_bit;
 	uint64_t ids[2];
 	bio_episode_cgroups(t ? t->cgroups : NULL, ids);
 	skel->rodata->episode_cgroups[0] = ids[0];
@@ -100,17 +99,19 @@ static int load(struct block_io_bpf **out, const struct target_info *t, char *th
 		size_t len, struct errbuf *why)
 {
 	struct errbuf first;
-	if (libbpf_find_vmlinux_btf_id("__blk_throtl_bio", BPF_TRACE_FENTRY) < 0) {
+	struct bio_throttle_facts f;
+	bio_throttle_facts(&f);
+	if (!f.entry) {
 		snprintf(throttle_why, len, "the kernel has no throttle (__blk_throtl_bio)");
-		return load_once(out, t, false, why);
+		return load_once(out, t, &f, false, why);
 	}
-	if (load_once(out, t, true, &first) == 0) {
+	if (load_once(out, t, &f, true, &first) == 0) {
 		*throttle_why = '\0';
 		return 0;
 	}
 	snprintf(throttle_why, len, "the kernel refused a program at the throttle's entry: %.180s",
 		 first.msg);
-	return load_once(out, t, false, why);
+	return load_once(out, t, &f, false, why);
 }
 
 /* The whole load, verifier included, then nothing kept; what it found
