@@ -138,9 +138,12 @@ SEC("fentry/__blk_throtl_bio")
 int BPF_PROG(iops_bio_throttle, struct bio *bio)
 {
 	__u64 key = (__u64)bio;
-	struct tree_bio old, tb = {.held = 1};
-	if (tree_bios_inflight > 0 && take(key, &old))
-		tree_bio_end(&old, 0, false); /* see iops_bio_queue */
+	struct tree_bio tb = {.held = 1};
+	/* An entry here already: this bio again (what a split leaves of it
+	 * comes back through the throttle, already queued), or a bio whose
+	 * memory this one reuses, which iops_bio_queue settles. */
+	if (tree_bios_inflight > 0 && bpf_map_lookup_elem(&tree_bios, &key))
+		return 0;
 	if (!selected(bio->bi_bdev, tb.dev) || !tree_has_current())
 		return 0;
 	tb.queue_ns = bpf_ktime_get_ns();

@@ -191,6 +191,12 @@ def check_throttled():
         got, want, s["drain"], s["throttle_entry"]))
     expect(s["ends_inferred"]["bios"] == 0, "ends inferred: %s" % s["ends_inferred"])
     expect(s["drain"]["left"] is None and s["drain"]["waited_ns"] > 0, "drain %s" % s["drain"])
+    # every op a bio of bytes (a bio the throttle saw twice, split, is one)
+    rows = ep.rows["block_io"]
+    expect(sum(sum(r["read_size_hist"]) for r in rows) == ep.total("block_io", "read_ops") and
+           rows and all(r["read_size_hist"][0] == 0 for r in rows),
+           "read_ops %d, size histogram %s" % (ep.total("block_io", "read_ops"),
+                                               [sum(r["read_size_hist"]) for r in rows]))
     return "io.max 4 MiB/s: %d MiB prefetched, block_io %d MiB; the final row waited %.1f s; %s" % (
         want >> 20, got >> 20, s["drain"]["waited_ns"] / 1e9,
         "the throttle's entry followed" if s["throttle_entry"] is None else s["throttle_entry"])
