@@ -242,7 +242,14 @@ def reason_for(src, m, field):
             bad = [x for x in ins if x is None or any(e["field"] == x and not e["counted"] for e in m["events"])]
             return "its input %s is null" % bad if bad else None
         return None
-    return m.get("null_fields", {}).get(field)
+    why = m.get("null_fields", {}).get(field)
+    if not why and src == "taskstats" and field.endswith("_ns") and m.get("kernel_faults"):
+        # a delay or CPU time the kernel reported longer than the thread's
+        # age nulls that cell (docs/data-model.md, taskstats)
+        why = "kernel_faults: %d" % m["kernel_faults"]
+    if not why and src == "taskstats" and m.get("rows_nulled"):
+        why = "rows_nulled: %d (exit records lost)" % m["rows_nulled"]
+    return why
 
 
 def check_nulls():
