@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """block_io's cost on a block-heavy workload: 100 000 O_DIRECT reads of
 4 KiB on a loop device over a file in /dev/shm, untraced, under
 `iopsample run` with block_io, and under bpftrace counting the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What `iopsample compare` costs, against `iopsample export` on the same
 episode and grid, measured side by side in one run.
 

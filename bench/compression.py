@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """How well zstd output compresses realistic rows, as iopsample writes them.
 
     make bench            (or: python3 bench/compression.py BUILD_DIR [SECONDS])

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What docs/recipes/dask_export.py costs, against `iopsample export`.
 
     make bench      (or: /usr/bin/python3 bench/dask_export.py BUILD_DIR [EPISODES] [SECONDS])

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What `iopsample export` costs, against the join a user would write.
 
     make bench            (or: /usr/bin/python3 bench/export.py BUILD_DIR [SECONDS])

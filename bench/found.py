@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Which iopsample a bench script runs: $IOPSAMPLE; else the build its
 BUILD_DIR argument names, when given; else the one on PATH; else the build
 beside these scripts (../build). With none, one line naming where it looked,

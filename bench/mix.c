@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* mix: a syscall loop for the syscall_io benchmark.
  *
  *   mix ITERATIONS IO_EVERY [FILE]

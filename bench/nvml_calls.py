@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What each NVML call the gpu source makes costs on this host's GPU 0:
 the calling thread's CPU (time.thread_time_ns) and the wall time of each,
 median and max over N calls (default 300) at 10 ms apart, as the source

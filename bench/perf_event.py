@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """perf_event's cost per sample against perf stat -I 10, side by side in one run.
 
     make bench            (or: python3 bench/perf_event.py BUILD_DIR [REPEATS] [SECONDS])

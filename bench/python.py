@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What the Python package costs.
 
     make bench            (or: /usr/bin/python3 bench/python.py BUILD_DIR [SECONDS])

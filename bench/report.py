@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What `iopsample report` costs on a long episode (issue 18's budget).
 
     /usr/bin/python3 bench/report.py BUILD_DIR [SECONDS] [EPISODE_DIR]

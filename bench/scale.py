@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Each source's cost per tick against the size of the tree, beside the
 least the same reads cost, and perf stat.
 

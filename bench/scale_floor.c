@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* scale_floor: the least a sampler can spend per tick on a source's reads.
  *
  * A bare loop on the same 10 ms grid (an absolute CLOCK_MONOTONIC timerfd)

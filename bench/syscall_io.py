@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """syscall_io's cost: the observed workload's slowdown over untraced, for
 both backends, side by side with bpftrace and strace counting the same
 syscalls, all in one run; then each backend's call time against fio's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample cat FILE...: the rows of .jsonl and .jsonl.zst files on stdout,
  * one per line, as far as each file can be read. A damaged or truncated
  * tail (a run that was killed) is reported on stderr after the rows before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample check EPISODE.yaml: the config validated and printed as it
  * resolves, every default filled in; nothing runs. */
 #include <stdio.h>

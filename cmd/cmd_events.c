@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample events [PATTERN]: the perf event names libpfm4 knows on this host,
  * the names a perf_event source's events list takes. */
 #define _GNU_SOURCE

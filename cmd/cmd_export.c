@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample export EPISODE_DIR... -o FILE: many episodes, one grid, one
  * table (docs/data-model.md, "Exporting").
  *

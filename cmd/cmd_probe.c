@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample probe: what this host lets each source collect, as JSON on
  * stdout. The host facts the manifest records, its cgroups, then every
  * source's own probe run with its default settings — the same check `run`

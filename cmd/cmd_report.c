@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample report EPISODE_DIR... -o FILE.html: episodes as pictures, in one
  * HTML file that needs nothing else (docs/data-model.md, "Reports").
  *

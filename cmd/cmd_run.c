@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample run EPISODE.yaml: the episode, from its config to its files. */
 #include <stdlib.h>
 

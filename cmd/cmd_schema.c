@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]:
  * the types of a source's row fields, from its schema, as a SQL engine
  * reading the JSON Lines wants them, so that a field null in every row (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample summary EPISODE_DIR...: for a human, what an episode was and
  * what each source saw. Read from the manifest and the rows alone, so any
  * source's file is summed the same way: integer fields get their total and

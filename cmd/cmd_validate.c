@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample validate EPISODE_DIR...: the manifest and every row against the
  * schemas compiled in from schema/, plus what a schema cannot say: seq 0, 1,
  * 2, ...; t_mono_ns increasing with interval_ns its step; the same keys in

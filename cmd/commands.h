@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The subcommands: each gets argv from its own name on and returns the exit
  * status. */
 #ifndef IOPSAMPLE_COMMANDS_H

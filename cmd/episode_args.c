@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Parsing the arguments run and check share; see episode_args.h. */
 #define _GNU_SOURCE
 #include "episode_args.h"

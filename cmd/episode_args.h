@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The arguments `iopsample run` and `iopsample check` share: the config
  * file, --output-dir, --name, --set KEY=VALUE..., --quiet. */
 #ifndef IOPSAMPLE_EPISODE_ARGS_H

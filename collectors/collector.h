@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one interface every source implements.
  *
  * A source is a const struct collector_ops listed once in registry.c. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The table of sources. The only place in iopsample that lists them. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # bash completion for iopsample(1): commands, each command's options, the
 # values of those that take a fixed set (source names for --sources and
 # --columns, formats, dialects), and files everywhere else.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Who made an iopsample cgroup; see cg_owner.h. */
 #include "cg_owner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Who made an iopsample cgroup, in its name, so that a later iopsample can
  * tell whether that one still runs without a clock that can step.
  *

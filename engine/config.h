@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The episode config: YAML file (plus --set overrides) into typed structs.
  *
  * Everything that can be checked without running anything is checked here, so

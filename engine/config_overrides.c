@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --set KEY=VALUE (and --name) applied to the config's YAML document, before
  * its typed walk reads it; see config_overrides.h. */
 #define _GNU_SOURCE

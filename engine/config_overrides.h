@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Overrides of a config: --set KEY=VALUE, a dotted path into the YAML
  * document (episode.duration=30s), set as if typed there, unquoted, so the
  * typed walk checks its value like any other; mappings on the path that are

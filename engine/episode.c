@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The episode directory: created once, files created exclusively, the
  * manifest replaced atomically. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One episode's state and what its directory holds. The supervisor fills
  * struct episode; this file turns it into files (the manifest as
  * manifest.c composes it) and never decides anything. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The episode's own cgroup; see episode_cgroup.h. */
 #define _GNU_SOURCE
 #include "episode_cgroup.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The episode's own cgroup: what production sees of a workload.
  *
  * For a launched target, iopsample makes a cgroup named

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Host facts from uname(2), sysconf(3) and /proc. */
 #define _GNU_SOURCE
 #include "host_info.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the manifest records about the machine an episode ran on. */
 #ifndef IOPSAMPLE_HOST_INFO_H
 #define IOPSAMPLE_HOST_INFO_H

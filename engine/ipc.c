@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* SEQPACKET + JSON message passing. */
 #define _GNU_SOURCE
 #include "ipc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Messages between the supervisor and a sampler process: one JSON object per
  * SOCK_SEQPACKET datagram, so a message is never split or merged.
  *

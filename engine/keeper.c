@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The keeper process and the target's last steps before exec. */
 #define _GNU_SOURCE
 #include "keeper.h"

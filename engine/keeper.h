@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The keeper: a small process between iopsample and the target.
  *
  *   iopsample ── keeper (subreaper) ── target ── its children ...

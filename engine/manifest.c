@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* manifest.json's content from struct episode (CONTRACT §4). */
 #include "manifest.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A sampler: the process one source runs in for one episode.
  *
  * It opens the source on the waiting target, reports ready, then samples on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The supervisor: one episode from start barrier to manifest.
  *
  *   probe sources -> create the episode directory -> fork the keeper, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The supervisor's side of the sources: probe each before anything is
  * created, fork a sampler for each on the waiting target, apply what the
  * samplers say (ready, progress, their manifest entries, failures), reap

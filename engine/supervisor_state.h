@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the supervisor's two files share, and no other file sees: the state
  * of one episode in the supervisor process. supervisor.c runs the episode
  * and the target's life; supervisor_sources.c runs the sources' side, a

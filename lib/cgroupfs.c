@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The host's cgroup hierarchies; see cgroupfs.h. */
 #define _GNU_SOURCE
 #include "cgroupfs.h"

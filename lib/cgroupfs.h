@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The cgroup hierarchies of this host, as this process sees them.
  *
  * A pure cgroup v2 host mounts one hierarchy at /sys/fs/cgroup; a hybrid host

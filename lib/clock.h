@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The two clocks rows carry. Kept apart by name: a monotonic ns is not a
  * wall-clock ns. */
 #ifndef IOPSAMPLE_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* CPU lists as the kernel prints them (/sys/devices/system/cpu/possible,
  * cpuset.cpus): "0-3,8,10-11". */
 #ifndef IOPSAMPLE_CPULIST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Duration strings to nanoseconds and back, exactly (no floating point). */
 #include "duration.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Durations as users write them ("100ms", "1.5s") and as iopsample prints them. */
 #ifndef IOPSAMPLE_DURATION_H
 #define IOPSAMPLE_DURATION_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* write_all, read_all, the keep-only-these-fds dance, the open fds, parent-death signals. */
 #define _GNU_SOURCE
 #include "fdutil.h"

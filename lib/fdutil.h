@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* File descriptor chores shared by the supervisor and its child processes. */
 #ifndef IOPSAMPLE_FDUTIL_H
 #define IOPSAMPLE_FDUTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Sysctl changes for an episode's duration; the design is in host_settings.h. */
 #define _GNU_SOURCE
 #include "host_settings.h"

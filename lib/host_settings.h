@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Kernel settings an episode changes for its own duration, and puts back.
  *
  * A source that needs a sysctl (taskstats: kernel.task_delayacct = 1) asks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* JSON Lines reader, plain or zstd, tolerant of a truncated tail. */
 #include "jsonl_reader.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Rows back from a .jsonl or .jsonl.zst file, as iopsample wrote them or as
  * a crash left them.
  *

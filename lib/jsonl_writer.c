@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* JSON Lines writer, plain or zstd-streamed. */
 #include "jsonl_writer.h"
 

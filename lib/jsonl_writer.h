@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Rows out to <source>.jsonl or <source>.jsonl.zst, flushed at every row.
  *
  * Plain files get each row in a single write(2), so a reader (tail -f) or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The running kernel's version; see kernel_version.h. */
 #include "kernel_version.h"
 

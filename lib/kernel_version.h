@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The running kernel's version, for what a source can do on it: a feature
  * that came in a release and that nothing cheaper tells apart. */
 #ifndef IOPSAMPLE_KERNEL_VERSION_H

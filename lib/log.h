@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Messages to the user and errors carried back to a caller.
  *
  * Every message is one line on stderr that starts with "iopsample: ". Functions

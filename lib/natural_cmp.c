@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Names in natural order: see natural_cmp.h. */
 #include "natural_cmp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The order of export's columns and of `iopsample schema`'s fields: dotted
  * names compared byte by byte, runs of digits as numbers, so that
  * read_size_hist.10 comes after read_size_hist.9. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Numbers as text: see numfmt.h. */
 #include "numfmt.h"
 

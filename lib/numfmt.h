@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Numbers as JSON/CSV text, exact and fast: what export and report write. */
 #ifndef IOPSAMPLE_NUMFMT_H
 #define IOPSAMPLE_NUMFMT_H

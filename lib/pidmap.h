@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A map from pid to an integer, for sets of processes and threads.
  *
  * Open addressing with linear probing, at most half full, so a lookup is a few

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* /proc/PID/{stat,io,task/TID/children} readers and parsers. */
 #define _GNU_SOURCE
 #include "procfs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading /proc: a process's stat, io counters and children.
  *
  * The parsers take a buffer so tests can feed them fixture files; the readers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Kept-open /proc files; see procfs_files.h. */
 #define _GNU_SOURCE
 #include "procfs_files.h"

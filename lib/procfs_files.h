@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* /proc files of many processes, kept open and re-read with pread at
  * offset 0, as a sampler reads them every tick: no path walk, no open and
  * no close per read.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sd_notify(3)'s datagram, without libsystemd: see sd_notify.h. */
 #define _GNU_SOURCE
 #include "sd_notify.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The service manager's readiness protocol (sd_notify(3)): where
  * NOTIFY_SOCKET names a datagram socket (a path, or "@name" in the
  * abstract namespace), `iopsample run` says READY=1 once the episode is

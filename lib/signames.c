@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Signal names <-> numbers. glibc's sigabbrev_np() has the table; this adds the
  * forms kill(1) accepts (with or without "SIG", numbers, RTMIN+n). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Signal names as users write them in a config ("SIGTERM", "TERM", "15"). */
 #ifndef IOPSAMPLE_SIGNAMES_H
 #define IOPSAMPLE_SIGNAMES_H

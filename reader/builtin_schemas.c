@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The compiled-in schemas, loaded for a reading command. */
 #include "builtin_schemas.h"
 

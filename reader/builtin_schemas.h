@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* schema/<name>.schema.json compiled into iopsample (tools/embed-schemas writes
  * them into build/gen/schemas.c), so that validate checks against the
  * schemas of the version that wrote the episode, with no files to find. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* A source's rows spread over grid cells: see cells.h. */
 #include "cells.h"
 

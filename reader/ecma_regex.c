@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ECMA-262 regexes over PCRE2: compiled once per pattern, matched with a match block
  * of one pair, since only whether it matched is wanted. Not JIT-compiled:
  * the schemas' patterns are short and so are the keys and values they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The regular expressions of JSON Schema's "pattern" and
  * "patternProperties", by PCRE2, which has the lookahead our schemas use and
  * which POSIX regcomp lacks. JSON Schema's dialect is ECMA-262; PCRE2 is told

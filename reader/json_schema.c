@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* A JSON Schema validator small enough to read: a schema is walked once at
  * load (every keyword known, every pattern compiled, every $ref resolvable)
  * and then interpreted for each instance, keyword by keyword in a fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* JSON Schema (draft 2020-12) validation with jansson, for the keywords
  * schema/ uses: type, enum, const, minimum, maximum, exclusiveMinimum,
  * exclusiveMaximum, minLength, maxLength, pattern, required, properties,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* An episode's manifest.json read back, for the reading commands. */
 #include "manifest_read.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An episode's manifest.json read back: what summary, validate, export,
  * report and schema need of an episode directory before its rows. */
 #ifndef IOPSAMPLE_MANIFEST_READ_H

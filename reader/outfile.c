@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* An output file written whole or not at all: see outfile.h. */
 #define _GNU_SOURCE
 #include "outfile.h"

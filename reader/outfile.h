@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An output file written whole or not at all.
  *
  * It is written under a temporary name beside PATH (".NAME.XXXXXX", with

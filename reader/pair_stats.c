@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The figures of `iopsample compare` for one pair (pair_stats.h). Sums in
  * long double: a pair's totals are integers up to 2^63 that a double would
  * round. */

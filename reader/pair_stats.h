@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* How closely one series of grid cells tracks another: the figures of
  * `iopsample compare` for one pair of fields (docs/data-model.md,
  * "Comparing deployable with oracle").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The numbers a source's rows hold: see row_shape.h. */
 #define _GNU_SOURCE
 #include "row_shape.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The numbers a source's rows hold, as `iopsample export` names them.
  *
  * Every row field outside the envelope is a leaf, or holds leaves: an array's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* A table out to CSV or JSON Lines: see table.h. */
 #define _GNU_SOURCE
 #include "table.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A table out to CSV or JSON Lines, the whole file or nothing.
  *
  * CSV: a header of the column names, then one line per row, "\n" line ends,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* iopsample report: draws the episodes embedded in this page (the JSON in
  * #iopsample-data, written by cmd/cmd_report.c) with uPlot, inlined above.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* What block_io's program needs to know of the throttle; see bio_throttle.h. */
 #include "bio_throttle.h"
 

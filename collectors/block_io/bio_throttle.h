@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What block_io's program needs to know of the throttle (blk-throttle: a
  * cgroup's blkio.throttle.* or io.max), which holds a bio before the
  * block_bio_queue tracepoint and lets it go later from a kworker, where no

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* block_io, the kernel side: which bios the target's tree put on the
  * selected devices, how large and how slow, and every request the devices
  * completed. Counts go to the running CPU's slot; the sampler reads the

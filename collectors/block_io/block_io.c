@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* block_io: which requests the target's tree put on the selected block
  * devices, how large and how slow, beside everything the devices did
  * (block_io.bpf.c counts; this side loads it, tells it the devices, seeds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What block_io's eBPF program and its user side (block_io.c) share: the
  * per-CPU counters and the device table the program is loaded with. */
 #ifndef IOPSAMPLE_BLOCK_IO_SLOT_H

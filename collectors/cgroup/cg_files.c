@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cgroup file formats; see cg_files.h. */
 #define _GNU_SOURCE
 #include "cg_files.h"

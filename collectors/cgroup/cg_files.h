@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The cgroup files the cgroup source reads, parsed from buffers (the
  * sampler preads each into one), so the tests feed them every kernel's
  * shape: flat-keyed files (cpu.stat, memory.stat of both versions), v2's

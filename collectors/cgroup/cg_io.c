@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The cgroup source's block I/O per device (cg_io.h). */
 #define _GNU_SOURCE
 #include "cg_io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The cgroup source's block I/O, per selected device: which files count it
  * (v2's io.stat where the io controller is on, else v1 blkio's throttle
  * counters, which a limit no device reaches turns on), and each device's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cgroup: the episode's cgroup as production sees a workload, the numbers
  * cAdvisor, systemd-cgtop, below and the kubelet export: CPU and
  * throttling, memory (current, peak, anon, file, faults), block I/O per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Block device selection: names and numbers resolved through sysfs. */
 #define _GNU_SOURCE
 #include "block_devices.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The block devices a block source watches (diskstats now, block_io next).
  *
  * A device is named as /sys/class/block names it (vda, vda1, nvme0n1p2,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The log2 histograms of every source, one rule for all (syscall_io's
  * returned sizes, block_io's request sizes and latencies), in C that
  * compiles for user space and for -target bpf alike.

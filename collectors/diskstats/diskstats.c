@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* diskstats: /proc/diskstats deltas for the selected block devices, as
  * iostat reads them. Deployable: it needs nothing but /proc.
  *

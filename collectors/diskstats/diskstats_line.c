@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* /proc/diskstats lines: see diskstats_line.h. */
 #include "diskstats_line.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One line of /proc/diskstats, and the change between two of them.
  *
  * The kernel prints major, minor, name, then 11 counters (before 4.18), 15

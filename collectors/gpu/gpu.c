@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* gpu: the GPUs the pipeline feeds, through NVML, on the episode's grid.
  * Deployable: NVML is what production GPU exporters (DCGM, nvidia-smi)
  * read. NVML is opened at run time (nvml.h): without a driver the source is

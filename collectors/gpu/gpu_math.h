@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The gpu source's arithmetic, apart from NVML so the unit tests reach it:
  * counters that wrap, how long an interval a wrapping PCIe counter can
  * span, and whether a process NVML lists belongs to the target's tree. */

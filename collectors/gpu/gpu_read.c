@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* One GPU's readings through NVML: what each call gives, and the
  * counters' changes (gpu_source.h). */
 #define _GNU_SOURCE

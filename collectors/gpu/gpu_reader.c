@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The thread that takes the gpu source's readings (gpu_source.h says why).
  *
  * The sampler asks (want++) at each tick; the reader takes every GPU's

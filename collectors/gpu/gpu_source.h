@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The gpu source's state, shared by its files:
  *   gpu.c         the source: config, probe, open, rows;
  *   gpu_read.c    one GPU's readings through NVML;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Opening NVML at run time: dlopen, the functions by name, nvmlInit. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

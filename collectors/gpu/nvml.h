@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The part of NVML (the NVIDIA Management Library, libnvidia-ml.so.1, which
  * ships with the driver) the gpu source calls, declared here as NVML's own
  * nvml.h declares it, so that building iopsample needs no NVIDIA package and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perf_event_open counters: open, read, scale, and the reasons for a refusal. */
 #define _GNU_SOURCE
 #include "perf_counter.h"

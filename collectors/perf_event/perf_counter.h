@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perf_event_open counters: opening one on a task, reading it, turning two
  * readings into an interval's value scaled for multiplexing, and saying why
  * the kernel refused one.

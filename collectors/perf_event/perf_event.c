@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perf_event: hardware and software event counts of the target's whole tree,
  * per interval, scaled for multiplexing. Oracle-only: a deployed system's
  * counters are not the workload's alone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Event names through libpfm4. */
 #define _GNU_SOURCE
 #include "perf_names.h"

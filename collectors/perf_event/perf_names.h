@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Perf event names through libpfm4: perf's generic names (cycles,
  * page-faults, ...), PMU-specific ones (INST_RETIRED:ANY_P) and perf::...
  * names, turned into a perf_event_attr and libpfm4's full event string; the

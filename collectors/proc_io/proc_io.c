@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* proc_io: /proc/PID/io counters summed over the target's whole process tree.
  *
  * Deployable: it needs nothing but read access to /proc. Each sample reads

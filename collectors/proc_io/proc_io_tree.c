@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Tree accounting for proc_io; the reasoning is in proc_io_tree.h. */
 #define _GNU_SOURCE
 #include "proc_io_tree.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Exact I/O totals of a process tree from /proc/PID/io snapshots.
  *
  * /proc/PID/io of a process includes the final counts of every child it has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Sides follow /proc/PID/io's accounting where it has one: bytes that
  * arrive in the caller's memory are read (rchar), bytes that leave it are
  * written (wchar), and a call that moves bytes from one descriptor to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The families syscall_io can count: syscalls that return the number of
  * bytes they moved (or, for recvmmsg and sendmmsg, the messages whose
  * lengths hold them), and the requests of Linux native AIO and io_uring,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Building and installing the filter. */
 #define _GNU_SOURCE
 #include "seccomp_filter.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The seccomp-bpf program that sends only the counted syscalls to the tracer.
  *
  * Syscall i of the list returns ret | (data + its index); every other syscall, and

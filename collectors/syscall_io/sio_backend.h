@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* syscall_io's backends: two ways to count the same syscalls into the same
  * totals. syscall_io.c (the source's face: config, choice, rows) sees them
  * only through this.

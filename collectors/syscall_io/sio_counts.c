@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The single-writer sequence counter. */
 #include "sio_counts.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* syscall_io's counters: written by the tracer thread at every syscall exit,
  * read by the sampler at every tick.
  *

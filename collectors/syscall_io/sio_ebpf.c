@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* syscall_io's eBPF backend, the user side: load syscall_io.bpf.c with the
  * configured syscalls, attach it, seed the tree with the target (or the
  * running tree, attached), and read the per-CPU slots at each tick. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* syscall_io's ptrace backend: the probe that tries ptrace and a seccomp
  * filter on a child of our own, the filter the launched target installs
  * before exec, and the tracer thread (tracer.c) that counts into a struct

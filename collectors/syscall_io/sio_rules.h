@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What decides a syscall_io count, in one place for both backends: the
  * ptrace tracer (C, user space) and the eBPF program (C compiled for the
  * kernel), so the two cannot disagree on a bucket edge or a restart.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What syscall_io's eBPF program and its user side (sio_ebpf.c) share: the
  * per-CPU counters and the tables the program is loaded with. */
 #ifndef IOPSAMPLE_SIO_SLOT_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* syscall_io's eBPF backend, the kernel side: at every syscall exit of a
  * process in the target's tree, the counted read/write syscalls add their
  * result to the running CPU's slot, on the sides its bytes count on, with

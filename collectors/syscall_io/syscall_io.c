@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* syscall_io: read/write syscalls of every thread and child of the target,
  * counted at their return, with sizes bucketed into log2 histograms.
  * Oracle-only: a deployed system is not traced.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The tracer thread: seize, then one waitpid() loop over every tracee stop.
  *
  * Per counted syscall the launched target costs two stops, four ptrace calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ptrace side of syscall_io: a thread of the sampler process that is the
  * tracer of every thread and descendant of the target, and counts each
  * counted syscall into a struct sio_counts as it returns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* taskstats: what the kernel's taskstats interface keeps for every thread,
  * summed over the target's whole tree, exited threads included: the delay
  * accounting iotop shows (waiting for a CPU, for block I/O, for swap-in,

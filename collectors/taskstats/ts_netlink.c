@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Generic netlink for taskstats; see ts_netlink.h. */
 #define _GNU_SOURCE
 #include "ts_netlink.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The kernel's taskstats interface over generic netlink, through libmnl.
  *
  * Two sockets per sampler: one asks (TASKSTATS_CMD_GET for one thread, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* struct taskstats by version; see ts_record.h. */
 #include "ts_record.h"
 

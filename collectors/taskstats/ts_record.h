@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One struct taskstats, as the running kernel laid it out.
  *
  * The kernel sends its own version of the struct: older kernels a shorter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Tree accounting for taskstats; the reasoning is in ts_tree.h. */
 #define _GNU_SOURCE
 #include "ts_tree.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The tree's taskstats totals from per-thread queries and exit records.
  *
  * A thread's taskstats count only that thread (a reaped child's counts are

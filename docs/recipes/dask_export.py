@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Many iopsample episodes on one grid, computed on a Dask cluster.
 
     dask_export.py EPISODE_DIR... --grid DURATION [--scheduler ADDRESS]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """A PEP 517 (and PEP 660) build backend for the iopsample package, from
 Python's standard library alone, so that `pip install ./python` works with
 no index: pip installs a backend's `requires` into an isolated environment

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """iopsample from Python: episodes as data, runs from a harness, and the
 %iops / %%iops magics for IPython and Jupyter.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Which iopsample binary the package drives, and running its reading
 commands. The package computes nothing the binary computes (export's grid,
 compare's figures, the totals): it runs the command and reads its output."""

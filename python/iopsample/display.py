@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What %iops shows, apart from running it: iops-profiler's table, each
 source's view, and the two histograms, each as text and as HTML or a
 picture. Every figure comes from one episode's totals (`iopsample export

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """An episode directory as data: its manifest, each source's rows as dicts
 or as a pandas frame, and what the binary's reading commands make of it
 (export's grid, compare's figures, the report), after pydarshan's report

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The exceptions the package raises. Each message says what went wrong and
 what to do about it; iopsample's own one-line messages are passed on as it
 wrote them."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Rows to a pandas frame: nested objects flattened to dotted columns as
 `iopsample export` names them (by_syscall.read.bytes, by_device.vda.reads),
 arrays (the histograms) kept whole, one column of lists.

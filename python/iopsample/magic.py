@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """%iops and %%iops: the code of a line or a cell, run with iopsample
 attached to this kernel's process, then iops-profiler's table, what each
 source saw and, with --histogram, its two charts. The value is the Episode.

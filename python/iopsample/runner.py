@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Running episodes from Python: run() a config to its end, or profile() a
 block of code, attached to this process.
 

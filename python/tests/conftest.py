@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Fixtures of the package's tests: the binary under test ($IOPSAMPLE, as
 tests/run exports it, else the build beside this tree), the workloads that
 count what they do ($WORKLOADS), and episodes recorded once per session

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Episodes as data: rows, frames, export's grid, compare, totals, the
 report, load_many, and the errors of bad input. The expected values come
 from the files themselves (read here with json and Debian's zstandard

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """%iops and %%iops in an IPython shell of this process (plain text, as
 in a terminal): the table's figures are what the cell wrote, the value is
 the Episode, --histogram draws, --save keeps. The notebook test runs them

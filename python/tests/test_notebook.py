@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """docs/notebooks/quickstart.ipynb, executed headless in a Jupyter kernel
 (nbclient, ipykernel): the %%iops table's bytes are what the cell says it
 wrote and read (its own count of what write() and read() returned), the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """iopsample.profile(): a block of this process (or of pid) sampled from
 before its first statement to its end, which ends the episode `complete`
 (the stop request). The blocks count what they do: the bytes and calls

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """iopsample.run(): a config given as a path, YAML text or a dict, with
 overrides; the Episode it returns; EpisodeError and ConfigError carrying
 the exit status and iopsample's own line."""

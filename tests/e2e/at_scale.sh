@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # docs/at-scale.md: `iopsample schema --columns` types every field from the
 # schemas, and the DuckDB recipe, run as the page writes it (DuckDB's Node
 # API, from the npm registry), gives `export --grid 50ms` and `export

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # target.pid: sample a process iopsample did not start, and leave it running;
 # end on the stop request; attached to its own ancestor, never count itself.
 . "$(dirname "$0")/lib/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A tree of 256 idle processes with a workload among them that counts what it
 # writes and reads: proc_io and taskstats at 20 ms account for every tick
 # and count each byte once, whether they find the tree by the episode

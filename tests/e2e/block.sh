@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # block_io and diskstats on a loop device over a file in /dev/shm, driven by
 # tests/workloads/blkwork, which counts the I/O it does. The loop device is
 # detached (and a loop device made for a test removed) however the test ends.

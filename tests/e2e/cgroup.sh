@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The episode's own cgroup and the cgroup source: memory, CPU and block I/O
 # against a workload that counts what it does, pressure, a daemon that
 # leaves the process tree, the cgroups removed on every path (SIGKILL of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The command line: usage errors exit 64, config errors 78 with one
 # positioned line and nothing created, check prints the resolved config.
 . "$(dirname "$0")/lib/common.sh"

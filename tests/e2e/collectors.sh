@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A collector is its own process: when one dies the supervisor survives, the
 # rows already written stay, and the manifest says what happened.
 . "$(dirname "$0")/lib/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The commands that read a host or an episode back: probe's facts against
 # the kernel's own files and perf stat, summary's figures against the rows
 # and the workload's own counts, cat's rows and its truncated-tail report.

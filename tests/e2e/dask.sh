@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # docs/recipes/dask_export.py on a real Dask cluster: 13 episodes of proc_io,
 # syscall_io and perf_event (zstd and plain, different intervals, labels on
 # most, one label a CSV must quote, a perf field null in every row), read by

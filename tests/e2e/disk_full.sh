@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A disk that fills up mid-episode: exit 74 with one line, the target
 # stopped, every file ending with its last whole row, and a manifest that
 # says what happened (its space was taken in advance). The disk is a small

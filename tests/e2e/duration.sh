@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # episode.duration stops the target with stop_signal, then SIGKILL after grace;
 # either way `run` exits 0 (CONTRACT §2), the manifest keeps the signal.
 . "$(dirname "$0")/lib/common.sh"

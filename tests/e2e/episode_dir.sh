@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The episode directory: what it holds, and that an existing one is never
 # touched (exit 73).
 . "$(dirname "$0")/lib/common.sh"

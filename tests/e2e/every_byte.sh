@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # syscall_io sees every byte the tree moves through a syscall: the zero-copy
 # calls (sendfile, splice, tee, vmsplice, copy_file_range) and the socket
 # calls (sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg) over an

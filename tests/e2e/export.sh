@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample export: many episodes, one grid, one table (docs/data-model.md,
 # "Exporting"). Real episodes of a workload that counts its own I/O check the
 # sums; synthetic episodes written here, with rows at known times, check the

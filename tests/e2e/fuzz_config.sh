@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The config loader under libFuzzer for a bounded time (FUZZ_SECONDS, set by
 # make check; `make fuzz` runs it longer): no crash, leak or undefined
 # behaviour, every refusal one line with its position, every accepted config

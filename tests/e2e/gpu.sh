@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # gpu without a GPU: the source against NVML's test double
 # (tests/fixtures/fake_nvml.c), which plays each reading's values from a
 # script, one a call, and logs every value it gives out with the caller's

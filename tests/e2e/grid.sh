@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Samples fall on origin + k * interval: at 10 ms over 3 s, the k-th row is
 # the k-th grid tick, missed ticks aside, and no two rows share one. How
 # late after its tick each sample was taken is the host's wake-up latency,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The kernel matrix: the kernels users run, booted in QEMU (TCG, no network)
 # with this build, its probe and its episodes judged here by the checks the
 # host's own tests use (tests/kernels/judge.py). The host's kernel is the

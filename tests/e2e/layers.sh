@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The house's layers (README's "Where things are"): lib <- collectors <-
 # engine <- cmd, lib <- reader <- cmd. Each file includes only its own
 # layer's headers and those below; each object links only to those; no two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The episode ends with the target; what the target leaves running is stopped
 # and reported.
 . "$(dirname "$0")/lib/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # run's progress line: on a terminal (script(1) gives one), redrawn in place
 # at most 4 times a second with the elapsed time, the target's state and the
 # rows per source; nothing of it when stderr is a file or with --quiet.

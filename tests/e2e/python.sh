@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The Python package's pytest suite (python/tests) under Debian's python3,
 # against this build: episodes as data, run(), profile() under both
 # backends, the magics, and docs/notebooks/quickstart.ipynb executed

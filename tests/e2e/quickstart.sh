@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # README's first command: the bundled quickstart episode runs and records the
 # writes it makes, the same in proc_io and syscall_io, and its perf counters.
 . "$(dirname "$0")/lib/common.sh"

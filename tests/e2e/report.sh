@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample report: a real episode with every source, drawn by headless
 # Chromium (Debian's) with the network off; the data in the page read back
 # and compared with `iopsample cat` of the same files; zstd, interrupted and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # schema/ is exact: real rows and manifests pass (every test's Episode load
 # checks that); a row or manifest with a key too many or too few, or a value
 # of the wrong type or range, does not.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Signals to iopsample: SIGTERM/SIGINT stop the target in order (status
 # interrupted, a final row, nothing of the target left); a second SIGINT
 # skips the grace; SIGKILL of iopsample takes the target's whole tree with it;

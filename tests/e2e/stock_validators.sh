@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Each file under schema/ validates real rows with a stock JSON Schema
 # 2020-12 validator given that file alone: Debian's python3-jsonschema
 # (plain jsonschema.validate) and ajv (npm), with no registry and no network

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # syscall_io: the episode's counts equal what the workload counted itself,
 # through threads, forks, a vfork, an exec from a thread, signals and a group
 # stop, with each backend (ebpf and ptrace: every such test runs twice);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The two syscall_io backends agree on programs nobody here wrote, and both
 # agree with strace run on the same command: tar, a threaded zstd, a shell
 # pipeline, and python reading files. Each program runs three times on the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # syscall_io's backends: choosing one (config, probe, privileges), what the
 # eBPF backend leaves in the kernel (nothing, however its sampler ends), and
 # the tree map across pid reuse. Exactness against workloads that count

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # syscall_io's metadata syscalls and the time of every call (issue 36),
 # with both backends. Ground truth: tests/workloads/metawork, which counts
 # every metadata call it makes (each family's every syscall, some made to

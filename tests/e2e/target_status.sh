@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample's exit status is the target's; a target that cannot run exits
 # 126/127 as a shell would.
 . "$(dirname "$0")/lib/common.sh"

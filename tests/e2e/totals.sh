@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # proc_io over a tree of threads, children, grandchildren and an orphan: the
 # episode's sums equal what the workload counted itself.
 . "$(dirname "$0")/lib/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample validate: every file a real episode writes passes it and an
 # independent validator (python3-jsonschema); a row or manifest broken in
 # any way either can see is rejected by both, naming the file and the line;

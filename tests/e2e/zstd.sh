@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # zstd output: a compressed episode holds the rows an uncompressed one does
 # (zstd -dc and iopsample cat agree), and a SIGKILL of iopsample at 10 ms
 # ticks loses no row that was flushed before it; the target dies with it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libFuzzer target for the config loader (make fuzz).
  *
  * Besides not crashing, leaking or invoking undefined behaviour, every input

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The gpu source against a GPU that does known work (tests/gpu/check.sh).
 
 Under iopsample (gpu and proc_io at 10 ms), tests/gpu/torch_job.py makes

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The GPU check's workload (tests/gpu/check.sh): a PyTorch job that
 counts what it does. It makes its CUDA context, then, each step between
 quiet spells, allocates 1 GiB on the GPU, copies 1 GiB host->device and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Judges here what a guest kernel ran (tests/kernels/guest): its probe and
 its episodes, with the checks the host's own tests use (epi, exact).
 

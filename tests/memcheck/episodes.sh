@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make valgrind: one episode per source, the signal path, zstd output and the
 # reading commands, with iopsample (and every process it forks: keeper,
 # samplers) under memcheck. Each must give the same results as without it

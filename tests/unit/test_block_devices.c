@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Block device selection against a made-up sysfs: names, numbers, the
  * default of every whole disk, and partitions next to their disk. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Rows spread over grid cells (cells.h): the arithmetic export's table
  * rests on, each case worked out by hand. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The cgroup files the cgroup source reads, as each kernel writes them. */
 #include <errno.h>
 #include <string.h>

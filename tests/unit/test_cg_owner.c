@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* An iopsample cgroup's owner in its name: written and read back exactly,
  * other names left alone, and this process never gone to itself. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The cgroup source on a pure cgroup v2 host, which this project's CI is
  * not: a directory laid out as a v2 cgroup with the cpu, memory, io and
  * pids controllers, its files rewritten between samples, read through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The host's cgroup hierarchies from mountinfo and /proc/PID/cgroup, for
  * every shape of host: pure v2, hybrid (this project's CI), legacy v1 with
  * combined hierarchies, and a container that sees a subtree. */

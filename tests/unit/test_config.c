@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The episode config: each rule of CONTRACT §3 with the position it reports. */
 #include <limits.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* CPU lists: a per-CPU array needs a slot for the highest id, not one per
  * CPU, where the possible mask is sparse. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* /proc/diskstats lines of the three widths the kernel has printed, and
  * the deltas between two of them. */
 #define _GNU_SOURCE

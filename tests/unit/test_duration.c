@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Durations: every unit, decimals, and each way a duration can be wrong. */
 #include <errno.h>
 

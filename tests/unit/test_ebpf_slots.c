@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The per-CPU slot reader (ebpf_slots.c) against writers that follow the
  * eBPF programs' protocol (ebpf_slot.h) in user space: whole copies only,
  * sums over slots, and a slot caught mid-update keeping its older copy. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ecma_regex: the patterns schema/ uses, and ECMA-262's answers for them. */
 #include "ecma_regex.h"
 #include "testing.h"

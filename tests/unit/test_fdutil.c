@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fd_keep and fd_keep_only, in forked children: which descriptors stay, at
  * which numbers, still open on the same files; everything else closed. */
 #define _GNU_SOURCE

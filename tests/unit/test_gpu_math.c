@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The gpu source's arithmetic: counters that wrap, how far apart two
  * readings of a PCIe counter may be, and whose process NVML lists. The
  * expected values are worked out here from the definitions (a counter of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The supervisor's and samplers' messages. */
 #include <errno.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* jschema: each keyword's verdicts and messages, the $ref and
  * unevaluatedProperties plumbing, and schema/ itself loading. */
 #include "json_schema.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The official JSON-Schema-Test-Suite against jschema, one test per keyword
  * jschema implements. Debian's json-schema-test-suite (2.0.0) is read where
  * it installs (or from $JSON_SCHEMA_TEST_SUITE); its newest draft is 7,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The row encoder writes exactly what jansson's json_dumpb(JSON_COMPACT)
  * writes: the files' bytes did not change when it replaced it. */
 #include <float.h>

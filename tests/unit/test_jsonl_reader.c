@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* jsonl_writer's files cut at every byte, as a SIGKILL at any moment could
  * leave them: jsonl_reader returns exactly the rows whose write had
  * finished, byte for byte, and says why it stopped unless the cut fell on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The last row and a disk that fills at every byte of it: jsonl_writer_finish
  * either writes the row, the end of its zstd frame and an fsync, or leaves
  * the file as it was before the row. A file never ends with its final row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perf_event's arithmetic and its reading of the kernel's refusals, from known
  * values. */
 #include <errno.h>

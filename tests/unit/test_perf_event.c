@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The perf_event collector on a live process: the row it builds, and sampling
  * that allocates nothing (malloc, calloc and realloc are counted here; jansson
  * allocates through them too). */

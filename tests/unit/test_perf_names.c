@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Event names: the field rule and what libpfm4 makes of a name. */
 #include <errno.h>
 

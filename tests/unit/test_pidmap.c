@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* pidmap against a plain array, through growth and backward-shift deletes. */
 #include <stdlib.h>
 

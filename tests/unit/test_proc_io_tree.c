@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* proc_io's tree accounting on scripted /proc snapshots: appearances, reaps
  * between ticks and in the middle of a scan, orphans, departures, pid reuse.
  * Each scenario checks the per-row change and that rows add up to what the

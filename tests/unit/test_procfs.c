@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* /proc parsers on fixture files (tests/fixtures/proc) and on this process. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The filter program, run by the kernel: built with RET_ERRNO instead of
  * RET_TRACE, a listed syscall fails with errno data + its index, and every
  * other syscall, or another ABI's, runs untouched. */

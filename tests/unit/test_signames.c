@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Signal names as a config may spell them. */
 #include <signal.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* syscall_io's histogram edges and its lock-free snapshots. */
 #include <pthread.h>
 #include <stdatomic.h>

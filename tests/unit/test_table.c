@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The table writer (table.h): CSV quoting, JSON escaping, numbers that read
  * back as written, and a file that is all there or not there. */
 #include <dirent.h>

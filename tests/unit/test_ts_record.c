@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* struct taskstats payloads of several kernels' layouts, decoded. */
 #include <errno.h>
 #include <linux/taskstats.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The tree's taskstats totals from scans and exit records in every order
  * the kernel can produce them, on a test clock: each tick is 10 ms, a
  * thread's age is the clock less its birth, and a record is received at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A tiny unit-test harness. Each test file is one program:
  *
  *   TEST(parses_units) { EXPECT_EQ(x, 3); ... }

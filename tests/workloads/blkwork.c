@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* blkwork: block I/O that counts itself, for block_io's and diskstats'
  * tests.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* buildwork: a parallel build in miniature, saying what it did.
  *
  *   buildwork DIR JOBS FILES

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Burning a known amount of the calling thread's own CPU time, for the
  * workloads whose ground truth includes the CPU they used. */
 #ifndef IOPSAMPLE_WORKLOADS_BURN_H

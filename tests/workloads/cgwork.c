@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cgwork: workloads for the cgroup tests, each saying what it did.
  *
  *   cgwork use MIB DEVICE BYTES

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iowork: a workload that counts the I/O it does, for tests to compare with.
  *
  * Threads, forked children, grandchildren and an orphan (a grandchild whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A workload's report, written to a file through mmap: for the workloads
  * that count their own reads and writes, so that reporting adds none. */
 #ifndef IOPSAMPLE_WORKLOADS_MMAP_REPORT_H

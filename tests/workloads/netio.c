@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* netio: a workload that counts its own zero-copy and socket syscalls, for
  * syscall_io's tests to compare with.
  *

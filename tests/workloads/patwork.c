@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* patwork: a workload that counts its own access pattern by Darshan's
  * rules (darshan-runtime/lib/darshan-posix.c, as docs/data-model.md writes
  * them down), for syscall_io's tests to compare with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perfwork: a workload whose page faults and CPU work are known, for the
  * perf_event tests.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* reuse: a process of the target's tree that exits, and a parent that
  * stays, so a test can hand the dead child's pid to a stranger and check
  * that the stranger's I/O is not counted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* slowdisk: a slow disk for block_io's and diskstats' tests, made of a
  * FUSE filesystem (libfuse3) that holds one file, "disk", whose every read
  * is answered after a delay. A loop device over that file is a block device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sysio: a workload that counts its own read/write syscalls, for syscall_io's
  * tests to compare with.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* taskwork: workloads for the taskstats tests, each saying what it did.
  *
  *   taskwork io DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Host checks, libbpf's messages and the reasons a load fails. */
 #define _GNU_SOURCE
 #include "ebpf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What every eBPF source does around its libbpf skeleton: check the host,
  * load and attach with reasons a user can act on, and keep libbpf's own
  * messages off the terminal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A per-CPU slot of counters, shared by an eBPF program that adds to it and
  * the sampler that reads it (ebpf_slots.h). Compiles for both sides.
  *

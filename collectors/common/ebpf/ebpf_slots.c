@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Reading per-CPU slots without locks: a copy is whole when no update began
  * between reading `ended` before it and `begun` after it. */
 #include "ebpf_slots.h"

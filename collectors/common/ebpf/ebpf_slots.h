@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sampler's side of per-CPU slots (ebpf_slot.h): the array map mapped
  * into the sampler's memory, each CPU's slot copied only while no update
  * is under way, and the copies summed.

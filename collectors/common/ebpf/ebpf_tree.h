@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The user side of the tree map (tree.bpf.h): seeding it with the target,
  * and with the tree that already runs when iopsample attaches. */
 #ifndef IOPSAMPLE_EBPF_TREE_H

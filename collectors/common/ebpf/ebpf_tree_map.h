@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The tree map's size, shared by tree.bpf.h and ebpf_tree.c. */
 #ifndef IOPSAMPLE_EBPF_TREE_MAP_H
 #define IOPSAMPLE_EBPF_TREE_MAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The kernel side's view of the kernel: libbpf's helper headers and the few
  * kernel types iopsample's programs read, declared with
  * preserve_access_index so that libbpf relocates every field access against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The target's process tree, held in the kernel: a hash of tgids that the
  * sampler seeds (ebpf_tree.h) and these two programs keep, after Tracee's
  * sched_process_fork tree map. A source's .bpf.c includes this once and

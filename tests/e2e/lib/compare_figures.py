@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """compare's figures for one pair, computed with pandas and numpy from
 export's table, as docs/data-model.md ("Comparing deployable with oracle")
 defines them; tests/e2e/compare.sh holds iopsample compare to them. Needs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The exactness checks that judge an episode against a workload's own
 counts, shared by the tests on this host (syscall_io.sh, block.sh) and the
 kernel matrix, which judges here the episodes a guest kernel ran

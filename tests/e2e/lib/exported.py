@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What the export tests compare `iopsample export` with, written from the
 documented column rules (docs/data-model.md, "Exporting"), not from the C.
 

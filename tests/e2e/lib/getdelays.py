@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """A thread's delay counts straight from the kernel, as the kernel's own
 tools/accounting/getdelays -p does: one TASKSTATS_CMD_GET over generic
 netlink, written here from the uapi headers without any of iopsample's code,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Synthetic episodes: rows at known times with known values, for tests
 whose expected tables are worked out by hand (export.sh, compare.sh). The
 manifest is a real episode's (template), its sources replaced by those
