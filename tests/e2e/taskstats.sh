@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # taskstats: totals against proc_io's (the same kernel counters over the same
 # tree), threads that live between two ticks, delays against the workload's
 # own schedstat and I/O waits, kernel.task_delayacct put back on every path,
@@ -302,10 +303,13 @@ PY
 
 # ---- task_delayacct put back -------------------------------------------------
 
+# sleep under a name that holds the test's tag: a target that outlives a
+# killed iopsample is found by it, and only it
+mkdir "$WORK/$TAG" && ln -s "$(command -v sleep)" "$WORK/$TAG/sleep"
 sleeper_yaml() { # NAME
 	cat >"$WORK/$1.yaml" <<EOY
 episode: {name: $1, output_dir: $WORK/episodes}
-target: {command: [sleep, "30"]}
+target: {command: [$WORK/$TAG/sleep, "30"]}
 sources:
   taskstats: {interval: 50ms}
 EOY
@@ -343,7 +347,7 @@ restored_after() { # normal|sigterm|sigkill|groupkill|crash
 	wait $pid
 	local rc=$?
 	wait_until 5 is_off || { echo "$1 (exit $rc): task_delayacct left at $(cat $SYSCTL)"; return 1; }
-	[ "$1" = sigkill ] || [ "$1" = groupkill ] && pkill -KILL -f "sleep 30" 2>/dev/null
+	[ "$1" = sigkill ] || [ "$1" = groupkill ] && pkill -KILL -f "$TAG/sleep" 2>/dev/null
 	echo "$1: exit $rc, task_delayacct back to 0"
 }
 
