@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Loads an episode config: libyaml's document API (every node keeps its
  * line:col), --set overrides applied to the document, then a walk that fills
  * struct config and rejects anything CONTRACT §3 does not allow. */
@@ -555,14 +556,9 @@ static int load_document(struct config *cfg, const struct config_args *args, str
 	struct cfg_ctx c = {.doc = &doc, .file = cfg->path, .err = err};
 	int r;
 
-	if (!yaml_parser_initialize(&parser))
-		return errbuf_set(err, ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)cfg->text, cfg->text_len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		r = cfg_parse_error(&parser, cfg->path, cfg->text, err);
-		yaml_parser_delete(&parser);
+	r = cfg_load(&parser, &doc, cfg->path, cfg->text, cfg->text_len, err);
+	if (r < 0)
 		return r;
-	}
 	r = walk_document(cfg, args, &c);
 	if (r == 0) {
 		/* One episode per file: a second document is a mistake, not ignored. */

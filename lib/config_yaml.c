@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Typed reads of YAML scalars and mappings with positioned errors. */
 #include "config_yaml.h"
 
@@ -270,4 +271,62 @@ int cfg_parse_error(const yaml_parser_t *p, const char *file, const char *text, 
 		return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s %s", file, line + 1, col + 1, what,
 				  p->context);
 	return errbuf_set(e, EINVAL, "%s:%zu:%zu: %s", file, line + 1, col + 1, what);
+}
+
+/* Walks every event of the stream, tracking how deep lists and mappings
+ * nest: the scanner behind it stays linear as long as the depth is
+ * bounded, so the walk stops at the first level too deep. */
+static int check_depth(const char *file, const char *text, size_t len, struct errbuf *e)
+{
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		return errbuf_set(e, ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	int depth = 0, r = 0;
+	for (bool end = false; !end && r == 0;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&p, &ev)) {
+			r = cfg_parse_error(&p, file, text, e);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > CFG_MAX_DEPTH)
+				r = errbuf_set(e, EINVAL,
+					       "%s:%zu:%zu: lists and mappings nested deeper than %d levels",
+					       file, ev.start_mark.line + 1, ev.start_mark.column + 1,
+					       CFG_MAX_DEPTH);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			end = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return r;
+}
+
+int cfg_load(yaml_parser_t *parser, yaml_document_t *doc, const char *file, const char *text,
+	     size_t len, struct errbuf *e)
+{
+	int r = check_depth(file, text, len, e);
+	if (r < 0)
+		return r;
+	if (!yaml_parser_initialize(parser))
+		return errbuf_set(e, ENOMEM, "out of memory");
+	yaml_parser_set_input_string(parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(parser, doc)) {
+		r = cfg_parse_error(parser, file, text, e);
+		yaml_parser_delete(parser);
+		return r;
+	}
+	return 0;
 }

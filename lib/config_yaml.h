@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Typed reading of YAML nodes, every error carrying the node's file:line:col.
  *
  * config.c uses these for the episode, target and output sections and hands the
@@ -41,6 +42,20 @@ yaml_node_t *cfg_node(struct cfg_ctx *c, int index);
  * reader error (encoding, control characters), which knows only the byte,
  * is placed by counting lines in text. Returns -EINVAL. */
 int cfg_parse_error(const yaml_parser_t *p, const char *file, const char *text, struct errbuf *e);
+
+/* The deepest lists and mappings may nest in a file, the root counting as
+ * one; a config nests 4 deep. */
+#define CFG_MAX_DEPTH 64
+
+/* Initializes parser over text (len bytes, NUL-terminated; file names it)
+ * and loads its first document into doc, once the whole stream's events
+ * have been walked: a file that nests deeper than CFG_MAX_DEPTH is refused
+ * at the first list or mapping too deep, before anything is built (libyaml
+ * loads in time quadratic in the depth: 100 000 '[' take a minute). On
+ * success the caller deletes doc and parser (which may load more); on
+ * failure (-EINVAL, -ENOMEM, with e) there is nothing to delete. */
+int cfg_load(yaml_parser_t *parser, yaml_document_t *doc, const char *file, const char *text,
+	     size_t len, struct errbuf *e);
 
 /* Plain ~, null or an empty value. */
 bool cfg_is_null(const yaml_node_t *n);

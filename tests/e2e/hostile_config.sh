@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Hostile configs: each exits 78 with one line naming the file, line and
 # column at fault, never crashes, and never creates anything. The cases are
 # tests/fixtures/configs/bad/*.yaml (first line: "# expect: L:C: words"),
@@ -56,9 +57,9 @@ w("many-dup-keys", "episode: {name: x}\ntarget: {command: [true], " + ", ".join(
 w("too-big", "# " + "x" * (1 << 20) + "\n")
 PY
 	refused garbage.yaml 1:1 "invalid leading UTF-8 octet" &&
-		refused deep-lists.yaml 1:10 "episode must be a mapping" &&
-		refused deep-maps.yaml 1:11 'unknown key "a" in episode' &&
-		refused deep-block.yaml 2:2 'unknown key "a" in episode' &&
+		refused deep-lists.yaml 1:73 "lists and mappings nested deeper than 64 levels" &&
+		refused deep-maps.yaml 1:262 "lists and mappings nested deeper than 64 levels" &&
+		refused deep-block.yaml 65:65 "lists and mappings nested deeper than 64 levels" &&
 		refused billion-laughs.yaml 1:1 'unknown key "l0"' &&
 		refused laughs-in-labels.yaml 1:32 "episode.labels.a must be a string" &&
 		refused huge-name.yaml 1:17 'invalid episode name "nnnn' &&
@@ -118,6 +119,41 @@ PY
 	"$IOPSAMPLE" check "$FIX/good/every-key.yaml" >/dev/null || { echo "every-key.yaml refused"; return 1; }
 }
 
+# The deepest config a file may hold (a config nests 4 deep), 64, loads;
+# a megabyte of '[' is refused at the 65th level, with little CPU time:
+# loading it whole would take libyaml minutes (quadratic in the depth).
+# The refusal's CPU time is iopsample's own (wait4's rusage), not the
+# wall clock, which a busy host stretches.
+depth_bound() {
+	cd "$WORK" || return 1
+	"$PY" - "$IOPSAMPLE" "$OUT" <<'PY'
+import os, subprocess, sys
+from epi import expect
+iopsample, out = sys.argv[1:3]
+head = "episode: {name: deep, labels: "
+deepest = head + "{a: " * 62 + "b" + "}" * 62 + "}\ntarget: {command: [true]}\n"
+open("deepest.yaml", "w").write(deepest)
+c = subprocess.run([iopsample, "check", "deepest.yaml"], capture_output=True, text=True)
+# 64 levels parse: what stops the file is its meaning (a label's value)
+expect(c.returncode == 78 and "nested deeper" not in c.stderr and "episode.labels.a must be a string" in c.stderr,
+       "64 levels: exit %d: %s" % (c.returncode, c.stderr))
+open("megabyte.yaml", "w").write("episode: " + "[" * ((1 << 20) - len("episode: ")))
+expect(os.path.getsize("megabyte.yaml") == 1 << 20, "not a megabyte")
+p = subprocess.Popen([iopsample, "run", "megabyte.yaml", "--output-dir", out, "--quiet"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+err = p.stderr.read().decode()
+_, status, ru = os.wait4(p.pid, 0)
+cpu = ru.ru_utime + ru.ru_stime
+expect(os.waitstatus_to_exitcode(status) == 78, "exit status %d: %s" % (os.waitstatus_to_exitcode(status), err))
+expect(err == "iopsample: megabyte.yaml:1:73: lists and mappings nested deeper than 64 levels\n", "said: " + err[:200])
+expect(not os.path.exists(out), "created " + out)
+expect(cpu < 2.0, "refusing a megabyte of brackets took %.2f s of CPU" % cpu)
+print("64 levels load; a megabyte of '[' refused at 1:73 in %.3f s of CPU (user %.3f, system %.3f)" %
+      (cpu, ru.ru_utime, ru.ru_stime))
+PY
+}
+
 check fixture_configs_exit_78_at_their_line_and_column fixtures
+check nesting_beyond_64_refused_before_loading depth_bound
 check generated_hostile_configs_exit_78 generated
 check a_wrong_type_for_every_key_exits_78_at_the_value wrong_types
