@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample compare: how closely each deployable field tracks its oracle,
 # over export's cells. Every figure of compare's JSON is computed again here
 # from export's CSV of the same episodes and grid, with pandas and numpy
@@ -172,14 +173,32 @@ print("7 cells: best lag %d, r@lag %.4f, as pandas (lags -3..3 count; at lag 5 t
 PY
 }
 
+# export's table goes under $TMPDIR (as mktemp's does), and is gone after;
+# a TMPDIR that cannot hold it is named, exit 73
+scratch_in_tmpdir() {
+	mkdir -p "$WORK/tmp" || return 1
+	TMPDIR=$WORK/tmp strace -f -e trace=mkdir -o "$WORK/mkdir.trace" \
+		"$IOPSAMPLE" compare "$EPS/io" --format json -o "$WORK/tmpdir.json" || { echo "compare: exit $?"; return 1; }
+	grep -q "mkdir(\"$WORK/tmp/iopsample-compare\.[A-Za-z0-9]*\", 0700) = 0" "$WORK/mkdir.trace" ||
+		{ echo "made: $(grep mkdir "$WORK/mkdir.trace" | head -3)"; return 1; }
+	[ -z "$(ls -A "$WORK/tmp")" ] || { echo "left in TMPDIR: $(ls -A "$WORK/tmp")"; return 1; }
+	echo "scratch: $(grep -o "$WORK/tmp/iopsample-compare\.[A-Za-z0-9]*" "$WORK/mkdir.trace" | head -1), removed"
+	local err rc
+	err=$(TMPDIR=$WORK/nowhere "$IOPSAMPLE" compare "$EPS/io" 2>&1 >/dev/null); rc=$?
+	echo "TMPDIR=nowhere: exit $rc: $err"
+	[ $rc = 73 ] && [[ $err == *"$WORK/nowhere: No such file or directory"* ]]
+}
+
 if out=$(episodes 2>&1); then
 	check compare_figures_equal_pandas_from_export figures_from_export
 	check compare_text_table_of_a_build text_table
 	check compare_pairs_file_and_exit_statuses pairs_file_and_errors
 	check compare_seven_cells_lag_needs_enough_pairs seven_cells
+	check compare_scratch_folder_under_tmpdir scratch_in_tmpdir
 else
 	for t in compare_figures_equal_pandas_from_export compare_text_table_of_a_build \
-		compare_pairs_file_and_exit_statuses compare_seven_cells_lag_needs_enough_pairs; do
+		compare_pairs_file_and_exit_statuses compare_seven_cells_lag_needs_enough_pairs \
+		compare_scratch_folder_under_tmpdir; do
 		fail $t "the episodes: $out"
 	done
 fi
