@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Sourced by every end-to-end test. Each test prints "PASS name",
 # "FAIL name: why" or "SKIP name: why"; tests/run counts them.
 #
@@ -60,6 +61,11 @@ check() {
 # failed assertion's message.
 episode_py() {
 	"$PY" -c "import sys, epi; ep = epi.Episode(sys.argv[1]); exec(sys.stdin.read())" "$@"
+}
+# ... with Python's jsonschema on a fixed sample of each source's rows
+# (epi.sampled_rows), where `iopsample validate` reads them all
+episode_py_sampled() {
+	"$PY" -c "import sys, epi; ep = epi.Episode(sys.argv[1], epi.sampled_rows); exec(sys.stdin.read())" "$@"
 }
 
 # wait_until SECONDS COMMAND...: polls the command every 50 ms until it
