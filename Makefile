@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample: `make` builds build/iopsample, `make check` runs every test,
 # `make run` runs the bundled quickstart episode. Both install missing Debian
 # packages first when run as root.
@@ -18,9 +19,10 @@ LDFLAGS ?=
 SANITIZE ?=
 
 # libbpf, clang and bpftool: the eBPF sources' kernel side and its loader;
-# libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern" (reader/ecma_regex.c)
+# libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern"
+# (reader/ecma_regex.c); curl, where uPlot is not in the tree (a checkout)
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
-	libmnl-dev libpcre2-dev pkg-config curl
+	libmnl-dev libpcre2-dev pkg-config $(if $(wildcard vendor/uplot-*.tgz),,curl)
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, clang with its libFuzzer, the
@@ -80,13 +82,16 @@ FIXTURE_LIBS := $(BUILD)/fixtures/libfake_nvml.so
 .PHONY: all check check-gpu run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
 all: $(BUILD)/iopsample
 
+# What installs missing Debian packages; a package build (debian/rules)
+# sets it to true: there Build-Depends is dpkg's to check, not apt's to fetch.
+INSTALL_DEPS ?= tools/install-deps
 $(BUILD)/.build-deps:
-	@tools/install-deps $(BUILD_PACKAGES)
+	@$(INSTALL_DEPS) $(BUILD_PACKAGES)
 	@mkdir -p $(@D) && touch $@
 
 # after the build's: two apt-get at once (make -j) would fight over dpkg's lock
 $(BUILD)/.test-deps: | $(BUILD)/.build-deps
-	@tools/install-deps $(TEST_PACKAGES)
+	@$(INSTALL_DEPS) $(TEST_PACKAGES)
 	@mkdir -p $(@D) && touch $@
 
 deps: $(BUILD)/.build-deps
@@ -111,21 +116,27 @@ $(BUILD)/gen/schemas.c: $(SCHEMAS) tools/embed-schemas
 	tools/embed-schemas $(SCHEMAS) >$@.tmp && mv $@.tmp $@
 
 # `iopsample report`'s page: uPlot (the chart library; README's Dependencies
-# says why), from the npm registry at a pinned version checked against the
-# registry's own sha512, and report.js and report.css, linked in whole.
+# says why), npm's release tarball at a pinned version, checked against the
+# registry's own sha512 each time it is unpacked, and report.js and
+# report.css, linked in whole. A source tarball (`make dist`) carries it as
+# vendor/uplot-VERSION.tgz; a git checkout fetches it once, into BUILD.
 UPLOT_VERSION := 1.6.32
 UPLOT_SHA512 := 2883159c6ebccefbb95d751b0b82d010f9e1c0ec41b8bc96d401eda66e882935c89a46cb824332fa369b8cb8122cc6ac36e186cd09bf7a9ded3a4c93c6989023
+UPLOT_TGZ := $(or $(wildcard vendor/uplot-$(UPLOT_VERSION).tgz),$(BUILD)/vendor/uplot-$(UPLOT_VERSION).tgz)
 UPLOT := $(BUILD)/vendor/uplot-$(UPLOT_VERSION)
 UPLOT_FILES := $(UPLOT)/dist/uPlot.iife.min.js $(UPLOT)/dist/uPlot.min.css $(UPLOT)/LICENSE
+$(BUILD)/vendor/uplot-$(UPLOT_VERSION).tgz: | $(BUILD)/.build-deps
+	@mkdir -p $(@D)
+	curl -fsSL --retry 3 -o $@.tmp https://registry.npmjs.org/uplot/-/uplot-$(UPLOT_VERSION).tgz
+	echo "$(UPLOT_SHA512)  $@.tmp" | sha512sum -c --quiet
+	mv $@.tmp $@
 # one recipe makes all three (a grouped target: make -j runs it once, and
 # waits for it); extracted with the time of extraction, newer than the rule
-$(UPLOT_FILES) &: | $(BUILD)/.build-deps
+$(UPLOT_FILES) &: $(UPLOT_TGZ)
 	@mkdir -p $(UPLOT)
-	curl -fsSL --retry 3 -o $(UPLOT).tgz.tmp https://registry.npmjs.org/uplot/-/uplot-$(UPLOT_VERSION).tgz
-	echo "$(UPLOT_SHA512)  $(UPLOT).tgz.tmp" | sha512sum -c --quiet
-	tar -xzmf $(UPLOT).tgz.tmp -C $(UPLOT) --strip-components=1 package/dist/uPlot.iife.min.js \
+	echo "$(UPLOT_SHA512)  $<" | sha512sum -c --quiet
+	tar -xzmf $< -C $(UPLOT) --strip-components=1 package/dist/uPlot.iife.min.js \
 		package/dist/uPlot.min.css package/LICENSE
-	rm $(UPLOT).tgz.tmp
 REPORT_ASSETS := $(UPLOT_FILES) cmd/report/report.js cmd/report/report.css
 $(BUILD)/gen/report_assets.S: tools/embed-assets $(REPORT_ASSETS)
 	@mkdir -p $(@D)
@@ -275,59 +286,98 @@ SHAREDIR := $(PREFIX)/share/iopsample
 DOCDIR := $(PREFIX)/share/doc/iopsample
 MANDIR := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
-INSTALL_SCHEMAS := $(notdir $(wildcard schema/*.json))
-INSTALL_EXAMPLES := $(notdir $(wildcard config/examples/*))
-INSTALL_DOCS := README.md $(wildcard docs/*.md)
-INSTALL_IMAGES := $(notdir $(wildcard docs/images/*))
-INSTALL_RECIPES := $(notdir $(wildcard docs/recipes/*))
-INSTALL_NOTEBOOKS := quickstart.ipynb
 # The Python package (python/iopsample), where Debian's python3 finds it:
 # PREFIX/lib/python3/dist-packages for /usr (a package's place), else
 # PREFIX/lib/python3.X/dist-packages (/usr/local's, which Debian's python3.X
 # reads; a plain python3 folder there is read by none). PYTHONDIR overrides.
-PYTHON_MODULES := __init__ binary display episode errors frames magic runner
 PYTHON_VERSION = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
+PYTHON_MODULES := __init__ binary display episode errors frames magic runner
+SCHEMA_NAMES := envelope manifest compare proc_io syscall_io perf_event block_io diskstats \
+	taskstats cgroup gpu
 
-install: $(BUILD)/iopsample
-	install -D -m 755 $(BUILD)/iopsample $(DESTDIR)$(BINDIR)/iopsample
-	install -d $(DESTDIR)$(SHAREDIR)/schema $(DESTDIR)$(SHAREDIR)/examples \
-		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes
-	install -m 644 $(addprefix schema/,$(INSTALL_SCHEMAS)) $(DESTDIR)$(SHAREDIR)/schema
-	install -m 644 $(addprefix config/examples/,$(INSTALL_EXAMPLES)) $(DESTDIR)$(SHAREDIR)/examples
-	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)
-	$(if $(INSTALL_IMAGES),install -m 644 $(addprefix docs/images/,$(INSTALL_IMAGES)) $(DESTDIR)$(DOCDIR)/images)
-	install -m 644 $(addprefix docs/recipes/,$(INSTALL_RECIPES)) $(DESTDIR)$(DOCDIR)/recipes
-	install -D -m 644 man/iopsample.1 $(DESTDIR)$(MANDIR)/man1/iopsample.1
-	install -D -m 644 man/iopsample-episode.5 $(DESTDIR)$(MANDIR)/man5/iopsample-episode.5
-	install -D -m 644 completion/iopsample.bash $(DESTDIR)$(COMPLETIONDIR)/iopsample
-	install -D -m 644 -t $(DESTDIR)$(DOCDIR)/notebooks $(addprefix docs/notebooks/,$(INSTALL_NOTEBOOKS))
-	install -D -m 644 -t $(DESTDIR)$(PYTHONDIR)/iopsample $(PYTHON_MODULES:%=python/iopsample/%.py)
+# Every file install writes, one a line: MODE FILE-IN-THE-TREE PATH (under
+# DESTDIR). Named one by one: a file is installed only once it is named
+# here (an untracked file beside them is not), and uninstall removes
+# exactly these, under the same PREFIX and DESTDIR.
+define INSTALL_LIST
+755 $(BUILD)/iopsample $(BINDIR)/iopsample
+644 man/iopsample.1 $(MANDIR)/man1/iopsample.1
+644 man/iopsample-episode.5 $(MANDIR)/man5/iopsample-episode.5
+644 completion/iopsample.bash $(COMPLETIONDIR)/iopsample
+$(foreach n,$(SCHEMA_NAMES),644 schema/$(n).schema.json $(SHAREDIR)/schema/$(n).schema.json
+)644 config/examples/quickstart.yaml $(SHAREDIR)/examples/quickstart.yaml
+$(foreach f,README.md docs/data-model.md docs/at-scale.md docs/benchmarks.md,644 $(f) $(DOCDIR)/$(notdir $(f))
+)644 docs/images/report.png $(DOCDIR)/images/report.png
+644 docs/recipes/dask_export.py $(DOCDIR)/recipes/dask_export.py
+644 docs/notebooks/quickstart.ipynb $(DOCDIR)/notebooks/quickstart.ipynb
+$(foreach m,$(PYTHON_MODULES),644 python/iopsample/$(m).py $(PYTHONDIR)/iopsample/$(m).py
+)
+endef
+# the folders that are iopsample's alone, deepest first: uninstall removes
+# them once empty (Python's bytecode of the modules above is taken with them)
+INSTALL_OWN_DIRS := $(SHAREDIR)/schema $(SHAREDIR)/examples $(SHAREDIR) $(DOCDIR)/images \
+	$(DOCDIR)/recipes $(DOCDIR)/notebooks $(DOCDIR) $(PYTHONDIR)/iopsample/__pycache__ \
+	$(PYTHONDIR)/iopsample
 
-uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/iopsample $(DESTDIR)$(COMPLETIONDIR)/iopsample \
-		$(DESTDIR)$(MANDIR)/man1/iopsample.1 $(DESTDIR)$(MANDIR)/man5/iopsample-episode.5 \
-		$(addprefix $(DESTDIR)$(SHAREDIR)/schema/,$(INSTALL_SCHEMAS)) \
-		$(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(INSTALL_EXAMPLES)) \
-		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS))) \
-		$(addprefix $(DESTDIR)$(DOCDIR)/images/,$(INSTALL_IMAGES)) \
-		$(addprefix $(DESTDIR)$(DOCDIR)/recipes/,$(INSTALL_RECIPES)) \
-		$(addprefix $(DESTDIR)$(DOCDIR)/notebooks/,$(INSTALL_NOTEBOOKS)) \
-		$(PYTHON_MODULES:%=$(DESTDIR)$(PYTHONDIR)/iopsample/%.py)
-	rm -rf $(DESTDIR)$(PYTHONDIR)/iopsample/__pycache__
-	-rmdir $(DESTDIR)$(SHAREDIR)/schema $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(SHAREDIR) \
-		$(DESTDIR)$(DOCDIR)/images $(DESTDIR)$(DOCDIR)/recipes $(DESTDIR)$(DOCDIR)/notebooks \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYTHONDIR)/iopsample 2>/dev/null
+.PHONY: install-list
+install-list:
+	$(shell mkdir -p $(BUILD))$(file >$(BUILD)/install.list,$(INSTALL_LIST))
+	@:
 
-# The Debian packages of the tree as it is (in a checkout, the files git
-# tracks; else all but build/), iopsample and python3-iopsample, built by
-# dpkg-buildpackage from debian/ in $(BUILD)/deb, and checked by lintian.
-deb: | $(BUILD)/.build-deps
-	@tools/install-deps debhelper dh-python lintian dpkg-dev
-	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/iopsample
-	{ git ls-files -z 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print0; } | \
-		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/iopsample
-	cd $(BUILD)/deb/iopsample && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -20 ../build.log; exit 1; }
+install: $(BUILD)/iopsample install-list
+	@while read -r mode file path; do \
+		[ -n "$$mode" ] || continue; \
+		echo "install -D -m $$mode $$file $(DESTDIR)$$path"; \
+		install -D -m "$$mode" "$$file" "$(DESTDIR)$$path" || exit 1; \
+	done <$(BUILD)/install.list
+
+uninstall: install-list
+	@while read -r mode file path; do \
+		[ -n "$$mode" ] || continue; \
+		rm -f "$(DESTDIR)$$path" || exit 1; \
+		case $$path in *.py) n=$${path##*/}; rm -f "$(DESTDIR)$${path%/*}/__pycache__/$${n%.py}".*.pyc ;; esac; \
+	done <$(BUILD)/install.list
+	@for d in $(addprefix $(DESTDIR),$(INSTALL_OWN_DIRS)); do \
+		[ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || echo "uninstall: $$d is not empty; left" >&2; \
+	done
+
+# `make dist`: the source tarball an offline build starts from (a Debian
+# build daemon's, Policy 4.9), iopsample_VERSION.orig.tar.gz: the files git
+# tracks (where this is no checkout, all but build/) and uPlot's release
+# tarball, checked against UPLOT_SHA512, as vendor/, which the build then
+# unpacks instead of fetching. Reproducible: sorted, owned by root, dated
+# by the last commit.
+RELEASE := $(shell cat VERSION)
+DIST := $(BUILD)/iopsample_$(RELEASE).orig.tar.gz
+SOURCE_FILES = if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then git ls-files -z; \
+	else find . -path ./build -prune -o -path ./.git -prune -o -type f -print0 | sed -z 's|^\./||'; fi
+.PHONY: dist
+dist: $(DIST)
+$(DIST): $(UPLOT_TGZ) FORCE
+	rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist/iopsample-$(RELEASE)/vendor
+	{ $(SOURCE_FILES); } | tar --null -T - -cf - | tar -xf - -C $(BUILD)/dist/iopsample-$(RELEASE)
+	echo "$(UPLOT_SHA512)  $(UPLOT_TGZ)" | sha512sum -c --quiet
+	cp $(UPLOT_TGZ) $(BUILD)/dist/iopsample-$(RELEASE)/vendor/
+	tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner --format=gnu \
+		--mtime=@$$(git log -1 --format=%ct 2>/dev/null || stat -c %Y VERSION) \
+		-cf - iopsample-$(RELEASE) | gzip -9n >$@.tmp && mv $@.tmp $@
+	rm -rf $(BUILD)/dist
+	@echo "$@: $$(tar -tzf $@ | grep -vc '/$$') files"
+
+# The Debian packages, iopsample and python3-iopsample, built from that
+# tarball as a build daemon builds them: dpkg-buildpackage in the unpacked
+# tree (in a network namespace with no network, as root), then lintian.
+DEB_TOOLS := debhelper dh-python lintian dpkg-dev
+NO_NETWORK := $(if $(filter 0,$(shell id -u)),unshare -n)
+.PHONY: deb-deps
+deb-deps: | $(BUILD)/.build-deps
+	@$(INSTALL_DEPS) $(DEB_TOOLS)
+deb: $(DIST) | deb-deps
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
+	cp $(DIST) $(BUILD)/deb/ && tar -xzf $(DIST) -C $(BUILD)/deb
+	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -20 ../build.log; exit 1; }
 	lintian --fail-on error,warning $(BUILD)/deb/iopsample_*.deb $(BUILD)/deb/python3-iopsample_*.deb
 
 clean:

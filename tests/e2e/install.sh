@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Installed as users install C tools (issue 38): `make install` into a
 # DESTDIR and `make uninstall` out of it, the man pages, the bash
 # completion, and a recipe that finds no iopsample. The Python package
@@ -8,11 +9,33 @@
 ROOT=$(cd "$TESTS/.." && pwd)
 DEST=$WORK/root
 
-# The tree make install writes under PREFIX=/usr, every file a user needs;
-# the installed binary runs; make uninstall leaves no file behind.
-installed_tree() {
+# The tree make install writes under PREFIX=/usr, every file a user needs
+# and nothing else: an untracked file and a folder put into config/examples
+# are not installed and do not break the install; the installed binary
+# runs; make uninstall leaves no file behind.
+installed_tree() (
+	local stray=$ROOT/config/examples/stray-$TAG.yaml strayd=$ROOT/config/examples/stray-$TAG.d
+	trap 'rm -rf "$stray" "$strayd"' EXIT
+	echo "# not ours" >"$stray" && mkdir "$strayd" && echo "# nor this" >"$strayd/inside.yaml" || exit 1
 	make -s -C "$ROOT" install BUILD="$BUILD" DESTDIR="$DEST" PREFIX=/usr >"$WORK/install.log" 2>&1 ||
-		{ echo "make install: $(tail -2 "$WORK/install.log")"; return 1; }
+		{ echo "make install: $(tail -2 "$WORK/install.log")"; exit 1; }
+	local strays
+	strays=$(find "$DEST" -name "stray-$TAG*")
+	[ -z "$strays" ] || { echo "installed what git does not track: $strays"; exit 1; }
+	# every file installed but the binary is, byte for byte, a file git tracks
+	local copies
+	copies=$(cd "$DEST/usr" && find . -type f ! -path ./bin/iopsample -exec sha256sum {} + | "$PY" -c '
+import hashlib, subprocess, sys
+root = sys.argv[1]
+tracked = set()
+for f in subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True).stdout.decode().split("\0"):
+    if f:
+        tracked.add(hashlib.sha256(open(root + "/" + f, "rb").read()).hexdigest())
+lines = sys.stdin.read().splitlines()
+stray = [l.split()[1] for l in lines if l.split()[0] not in tracked]
+if stray:
+    raise SystemExit("installed, but no file git tracks: %s" % stray[:5])
+print(len(lines))' "$ROOT") || { echo "$copies"; exit 1; }
 	local f missing=
 	for f in bin/iopsample share/man/man1/iopsample.1 share/man/man5/iopsample-episode.5 \
 		share/bash-completion/completions/iopsample share/doc/iopsample/README.md \
@@ -20,28 +43,36 @@ installed_tree() {
 		share/iopsample/examples/quickstart.yaml; do
 		[ -s "$DEST/usr/$f" ] || missing="$missing $f"
 	done
-	[ -z "$missing" ] || { echo "not installed:$missing"; return 1; }
+	[ -z "$missing" ] || { echo "not installed:$missing"; exit 1; }
 	# every module of the package, imported by Debian's python3 from there
 	local pkg=$DEST/usr/lib/python3/dist-packages/iopsample
 	[ "$(cd "$pkg" 2>/dev/null && ls *.py)" = "$(cd "$ROOT/python/iopsample" && ls *.py)" ] ||
-		{ echo "python modules installed: $(ls "$pkg" 2>&1 | tr '\n' ' ')"; return 1; }
+		{ echo "python modules installed: $(ls "$pkg" 2>&1 | tr '\n' ' ')"; exit 1; }
 	(cd / && PYTHONPATH=$DEST/usr/lib/python3/dist-packages /usr/bin/python3 -c \
 		'import iopsample, iopsample.magic, sys; assert iopsample.__file__.startswith(sys.argv[1]), iopsample.__file__' "$pkg") ||
-		{ echo "the installed package does not import"; return 1; }
+		{ echo "the installed package does not import"; exit 1; }
 	local schemas
 	schemas=$(ls "$DEST/usr/share/iopsample/schema" | wc -l)
-	[ "$schemas" = "$(ls "$ROOT"/schema/*.json | wc -l)" ] || { echo "$schemas schemas installed"; return 1; }
+	[ "$schemas" = "$(ls "$ROOT"/schema/*.json | wc -l)" ] || { echo "$schemas schemas installed"; exit 1; }
 	[ -x "$DEST/usr/bin/iopsample" ] && "$DEST/usr/bin/iopsample" --version | grep -q '^iopsample ' ||
-		{ echo "the installed binary does not run"; return 1; }
+		{ echo "the installed binary does not run"; exit 1; }
 	echo "$(find "$DEST" -type f | wc -l) files, $schemas schemas: $("$DEST/usr/bin/iopsample" --version)"
+	# uninstall removes what install wrote (and the bytecode Python wrote
+	# beside it), not a file a user put beside them
+	/usr/bin/python3 -m compileall -q "$pkg" && [ -n "$(ls "$pkg/__pycache__")" ] || { echo "no bytecode written"; exit 1; }
+	echo "# mine" >"$DEST/usr/share/iopsample/examples/mine.yaml"
 	make -s -C "$ROOT" uninstall BUILD="$BUILD" DESTDIR="$DEST" PREFIX=/usr >>"$WORK/install.log" 2>&1 ||
-		{ echo "make uninstall: $(tail -2 "$WORK/install.log")"; return 1; }
+		{ echo "make uninstall: $(tail -2 "$WORK/install.log")"; exit 1; }
 	local left
 	left=$(find "$DEST" -type f)
-	[ -z "$left" ] || { echo "left by uninstall: $left"; return 1; }
-	[ ! -e "$DEST/usr/share/iopsample" ] && [ ! -e "$DEST/usr/share/doc/iopsample" ] ||
-		{ echo "uninstall left iopsample's folders"; return 1; }
-}
+	[ "$left" = "$DEST/usr/share/iopsample/examples/mine.yaml" ] || { echo "left by uninstall: $left"; exit 1; }
+	rm "$left"
+	make -s -C "$ROOT" uninstall BUILD="$BUILD" DESTDIR="$DEST" PREFIX=/usr >>"$WORK/install.log" 2>&1 ||
+		{ echo "make uninstall again: $(tail -2 "$WORK/install.log")"; exit 1; }
+	[ ! -e "$DEST/usr/share/iopsample" ] && [ ! -e "$DEST/usr/share/doc/iopsample" ] && [ ! -e "$pkg" ] ||
+		{ echo "uninstall left iopsample's folders"; exit 1; }
+	echo "uninstall: none of the $copies files left, nor their folders; a file of the user's kept"
+)
 
 # man --warnings says nothing of either page; every command --help lists
 # is in iopsample(1), and every config key of the parser in the page of
@@ -104,17 +135,45 @@ recipe_without_iopsample() {
 	done
 }
 
-# make deb: dpkg-buildpackage from debian/, lintian with no error; the
-# package installed runs an episode from PATH, and is removed on every way
-# out of the test.
+# make dist: iopsample_VERSION.orig.tar.gz holds every file git tracks,
+# under iopsample-VERSION/, and uPlot's npm tarball whose sha512 is the one
+# the Makefile pins; nothing else.
+source_tarball() {
+	make -s -C "$ROOT" dist BUILD="$BUILD" >"$WORK/dist.log" 2>&1 || { echo "make dist: $(tail -3 "$WORK/dist.log")"; return 1; }
+	local v tgz
+	v=$(cat "$ROOT/VERSION")
+	tgz=$BUILD/iopsample_$v.orig.tar.gz
+	tar -tzf "$tgz" | grep -v '/$' | sort >"$WORK/dist.list" || return 1
+	{ git -C "$ROOT" ls-files; echo "vendor/uplot-1.6.32.tgz"; } | sed "s|^|iopsample-$v/|" | sort >"$WORK/tracked.list"
+	diff "$WORK/tracked.list" "$WORK/dist.list" >"$WORK/dist.diff" ||
+		{ echo "the tarball differs from git's files: $(head -5 "$WORK/dist.diff" | tr '\n' ' ')"; return 1; }
+	local want got
+	want=$(sed -n 's/^UPLOT_SHA512 := //p' "$ROOT/Makefile")
+	got=$(tar -xzOf "$tgz" "iopsample-$v/vendor/uplot-1.6.32.tgz" | sha512sum | cut -d' ' -f1)
+	[ -n "$want" ] && [ "$got" = "$want" ] || { echo "vendored uPlot: sha512 $got, not $want"; return 1; }
+	echo "$(basename "$tgz"): $(wc -l <"$WORK/dist.list") files, git's $(git -C "$ROOT" ls-files | wc -l) and uPlot's tarball (sha512 as pinned)"
+}
+
+# make deb: from that tarball, dpkg-buildpackage with debian/ in a network
+# namespace with no network at all (the whole of make deb runs there, once
+# the Debian tools are installed), lintian with no error and no warning;
+# the package installed runs an episode from PATH, and is removed on every
+# way out of the test.
 debian_package() (
 	command -v dpkg >/dev/null || { echo "no dpkg"; exit 1; }
 	! dpkg -s iopsample >/dev/null 2>&1 || { echo "an iopsample package is installed already"; exit 1; }
 	! dpkg -s python3-iopsample >/dev/null 2>&1 || { echo "a python3-iopsample package is installed already"; exit 1; }
 	trap 'dpkg -r python3-iopsample iopsample >/dev/null 2>&1' EXIT
-	make -s -C "$ROOT" deb BUILD="$BUILD" >"$WORK/deb.log" 2>&1 || { echo "make deb: $(tail -5 "$WORK/deb.log")"; exit 1; }
-	local deb pydeb tags
+	make -s -C "$ROOT" deb-deps BUILD="$BUILD" >"$WORK/deb.log" 2>&1 || { echo "make deb-deps: $(tail -5 "$WORK/deb.log")"; exit 1; }
+	# (no interface but lo, which stays down)
+	unshare -n sh -c '[ "$(awk -F: "NR > 2 { print \$1 }" /proc/net/dev | tr -d " ")" = lo ] &&
+		exec make -s -C "$1" deb BUILD="$2"' _ "$ROOT" "$BUILD" \
+		>"$WORK/deb.log" 2>&1 || { echo "make deb with no network: $(tail -5 "$WORK/deb.log")"; exit 1; }
+	local deb pydeb tags arch
 	deb=$(ls "$BUILD"/deb/iopsample_*_*.deb) && pydeb=$(ls "$BUILD"/deb/python3-iopsample_*_all.deb) || exit 1
+	arch=$(dpkg-deb -f "$deb" Architecture)
+	[ "$arch" = "$(dpkg --print-architecture)" ] || { echo "built for $arch"; exit 1; }
+	grep -q '^Architecture: amd64 arm64$' "$BUILD"/deb/iopsample-*/debian/control || { echo "debian/control's Architecture"; exit 1; }
 	tags=$(lintian "$deb" "$pydeb" 2>/dev/null)
 	echo "$(basename "$deb") $(basename "$pydeb"): lintian: $(printf '%s\n' "$tags" | grep -c '^E:') errors, $(printf '%s\n' "$tags" | grep -c '^W:') warnings"
 	! printf '%s\n' "$tags" | grep -q '^[EW]:' || { printf '%s\n' "$tags" | head -5; exit 1; }
@@ -188,7 +247,8 @@ PY
 check make_install_and_uninstall_into_a_destdir installed_tree
 check python_package_under_usr_local_is_on_pythons_path python_under_usr_local
 check pip_install_offline_into_a_fresh_venv pip_into_a_venv
-check debian_package_builds_clean_installs_and_runs debian_package
+check source_tarball_holds_the_tracked_files_and_uplot source_tarball
+check debian_package_builds_offline_clean_installs_and_runs debian_package
 check man_pages_are_clean_and_complete man_pages
 check bash_completion_completes_iopsample completion
 check recipe_without_iopsample_exits_69_in_one_line recipe_without_iopsample
