@@ -15,12 +15,24 @@ sources: ${4:-{proc_io: {interval: 20ms\}\}}
 EOY
 }
 
-# starts iopsample in the background, waits for its first rows
-start() {
+# under_way NAME: proc_io has seen the target and its two children in one
+# row, and every source's file holds 5 rows
+under_way() {
+	local f
+	grep -qE '"nprocs":([3-9]|[1-9][0-9]+)[,}]' "$WORK/episodes/$1/proc_io.jsonl" 2>/dev/null || return 1
+	for f in "$WORK/episodes/$1"/*.jsonl; do
+		[ "$(wc -l <"$f")" -ge 5 ] || return 1
+	done
+}
+
+# starts iopsample in the background and waits until the episode is under
+# way (under_way: what the checks after it rely on, not a guess of how long
+# that takes; a busy host makes it later, not wrong)
+start() { # NAME
 	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet 2>"$WORK/$1.err" &
 	PID=$!
-	wait_for_file "$WORK/episodes/$1/proc_io.jsonl" || { echo "no rows"; return 1; }
-	sleep 0.2
+	wait_until 10 under_way "$1" ||
+		{ echo "not under way after 10 s: $(wc -l "$WORK/episodes/$1"/*.jsonl 2>&1 | tr '\n' ' ')"; return 1; }
 }
 
 sigterm() {
@@ -65,6 +77,8 @@ expect(m["target"]["signal"] == "SIGKILL", "target ended by %s" % m["target"]["s
 PY
 }
 
+tagged_at_least() { [ "$(tagged | wc -w)" -ge "$1" ]; }
+
 no_helpers() {
 	[ "$(alive_named iops-keeper)$(alive_named iops-proc_io)$(alive_named iops-syscall_io)$(alive_named iops-perf_event)" = 0000 ]
 }
@@ -74,6 +88,7 @@ sigkill() {
 		"{proc_io: {interval: 20ms}, syscall_io: {interval: 20ms}, perf_event: {interval: 20ms, events: [task-clock]}}"
 	start killed || return
 	local before
+	wait_until 5 tagged_at_least 4
 	before=$(tagged | wc -w)
 	[ "$before" -ge 4 ] || { echo "only $before tagged processes"; return 1; }
 	kill -KILL $PID
