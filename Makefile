@@ -23,6 +23,8 @@ SANITIZE ?=
 # (reader/ecma_regex.c); curl, where uPlot is not in the tree (a checkout)
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
 	libmnl-dev libpcre2-dev pkg-config $(if $(wildcard vendor/uplot-*.tgz),,curl)
+# what make deb needs besides the build's: debhelper, Python's helper, lintian
+DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, clang with its libFuzzer, the
@@ -35,12 +37,13 @@ BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev 
 # a disk whose requests stay in flight, under a loop device), and what the
 # Python package's tests run: pytest, IPython, a Jupyter kernel (ipykernel)
 # that nbclient drives through docs/notebooks/quickstart.ipynb, matplotlib,
-# and venv (pip install ./python into a fresh one, offline)
+# and venv (pip install ./python into a fresh one, offline), and make deb's
+# tools (the package built offline, lintian)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv
+	python3-venv $(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -368,7 +371,6 @@ $(DIST): $(UPLOT_TGZ) FORCE
 # The Debian packages, iopsample and python3-iopsample, built from that
 # tarball as a build daemon builds them: dpkg-buildpackage in the unpacked
 # tree (in a network namespace with no network, as root), then lintian.
-DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 NO_NETWORK := $(if $(filter 0,$(shell id -u)),unshare -n)
 .PHONY: deb-deps
 deb-deps: | $(BUILD)/.build-deps
