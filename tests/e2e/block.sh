@@ -130,6 +130,16 @@ PY
 # another. Each byte counts once: block_io's reads and bytes are fio's (its
 # JSON's), as diskstats' are. libaio waits for a request instead: the same
 # figures by another road.
+#
+# Every end is accounted for: seen (in a latency bucket) or inferred (in
+# ends_inferred, row by row, with the warning). This VM's kernel runs no
+# BPF program while its own agent's task is current, and counts no miss
+# (docs/data-model.md, block_io's "Ends no program sees"): a completion the
+# block softirq handles on top of that task reaches no program. Here 4
+# runs in 178 of the libaio case on a busy host had such requests (up to
+# the queue's 4; traced with bpf_printk, each was issued, then its bios
+# freed and back as new ones with no completion event between); their
+# ends are inferred when the address comes back, and counted.
 shallow_queue() ( # engine
 	local loop= img=/dev/shm/iopsample-e2e-sq-$$.img dev
 	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
@@ -157,9 +167,15 @@ expect(got == {"read_bytes": job["io_bytes"], "read_ops": job["total_ios"]},
        "block_io %s, fio %d bytes in %d reads (%d bios would have blocked)" % (
            got, job["io_bytes"], job["total_ios"], m.get("bios_would_block", -1)))
 expect(ep.total("diskstats", "read_bytes") == job["io_bytes"], "diskstats %d" % ep.total("diskstats", "read_bytes"))
-expect(m["ends_inferred"]["bios"] == 0, "ends inferred: %s" % m["ends_inferred"])
-print("nr_requests %s: fio %d bytes in %d reads; block_io and diskstats the same; %d bios ended would-block, retried" % (
-    sys.argv[3], job["io_bytes"], job["total_ios"], m["bios_would_block"]))
+short = {r["seq"]: r["read_ops"] - sum(r["read_latency_hist"]) for r in ep.rows["block_io"]
+         if r["read_ops"] != sum(r["read_latency_hist"])}
+inferred = m["ends_inferred"]
+expect(sum(short.values()) == inferred["bios"] and sorted(short) == inferred["rows"],
+       "rows short of latencies %s, ends_inferred %s (recursion_misses %s)" % (short, inferred, m["recursion_misses"]))
+warned = any("ended where no program saw the end" in w for w in ep.manifest["warnings"])
+expect(warned == (inferred["bios"] > 0), "warned %s, ends_inferred %s" % (warned, inferred))
+print("nr_requests %s: fio %d bytes in %d reads; block_io and diskstats the same; %d bios ended would-block, retried; "
+      "%d ends inferred" % (sys.argv[3], job["io_bytes"], job["total_ios"], m["bios_would_block"], inferred["bios"]))
 PY
 )
 

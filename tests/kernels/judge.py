@@ -190,7 +190,8 @@ def check_throttled():
     got = ep.total("block_io", "read_bytes")
     expect(got == want, "block_io read_bytes %d, the tree asked for %d (drain %s, throttle_entry %s)" % (
         got, want, s["drain"], s["throttle_entry"]))
-    expect(s["ends_inferred"]["bios"] == 0, "ends inferred: %s" % s["ends_inferred"])
+    expect(s["ends_inferred"]["bios"] == 0, "ends inferred: %s (recursion_misses %s, drain %s, throttle_entry %s)" % (
+        s["ends_inferred"], s["recursion_misses"], s["drain"], s["throttle_entry"]))
     expect(s["drain"]["left"] is None and s["drain"]["waited_ns"] > 0, "drain %s" % s["drain"])
     # every op a bio of bytes (a bio the throttle saw twice, split, is one)
     rows = ep.rows["block_io"]
