@@ -176,9 +176,14 @@ group_kill() {
 	echo "a group SIGKILL: the target, the daemon and $(wc -w <<<"$paths") cgroups gone; the manifest says killed"
 }
 
+stopped() { ! ps -o stat= -p "$(echo "$@" | tr ' ' ,)" | grep -qv '^T'; }
+
 # iopsample and its keeper SIGKILLed at once: the daemon stays in the
 # cgroups; the next probe sees their iopsample gone (no process of that
-# pid and start time), kills what they hold and removes them.
+# pid and start time), kills what they hold and removes them. "At once":
+# both stopped first, so that neither sees the other die (the keeper that
+# outlives its iopsample by a moment kills the cgroups' processes itself,
+# and then there is nothing left to test).
 stale() {
 	daemon_target cgt-stale
 	local paths sup keeper
@@ -186,6 +191,8 @@ stale() {
 	sup=$(pgrep -o -f "run $WORK/cgt-stale.yaml")
 	keeper=$(pgrep -P "$sup" -x iops-keeper)
 	[ -n "$keeper" ] || { echo "no keeper"; return 1; }
+	kill -STOP "$sup" "$keeper"
+	wait_until 2 stopped "$sup" "$keeper" || { echo "iopsample and its keeper did not stop"; return 1; }
 	kill -KILL "$sup" "$keeper"
 	wait_until 2 pgrep -f "daemon-$TAG" >/dev/null || { echo "the daemon went with them: nothing to test"; return 1; }
 	local p
