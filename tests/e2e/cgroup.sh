@@ -192,7 +192,8 @@ stale() {
 	keeper=$(pgrep -P "$sup" -x iops-keeper)
 	[ -n "$keeper" ] || { echo "no keeper"; return 1; }
 	kill -STOP "$sup" "$keeper"
-	wait_until 2 stopped "$sup" "$keeper" || { echo "iopsample and its keeper did not stop"; return 1; }
+	wait_until 2 stopped "$sup" "$keeper" ||
+		{ kill -KILL "$sup" "$keeper"; echo "iopsample and its keeper did not stop"; return 1; }
 	kill -KILL "$sup" "$keeper"
 	wait_until 2 pgrep -f "daemon-$TAG" >/dev/null || { echo "the daemon went with them: nothing to test"; return 1; }
 	local p
