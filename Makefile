@@ -19,10 +19,11 @@ LDFLAGS ?=
 SANITIZE ?=
 
 # libbpf, clang and bpftool: the eBPF sources' kernel side and its loader;
+# jsmn: the verdict's fast pick of a row's few leaves (reader/row_pick.c);
 # libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern"
 # (reader/ecma_regex.c); curl, where uPlot is not in the tree (a checkout)
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
-	libmnl-dev libpcre2-dev pkg-config $(if $(wildcard vendor/uplot-*.tgz),,curl)
+	libmnl-dev libpcre2-dev libjsmn-dev pkg-config $(if $(wildcard vendor/uplot-*.tgz),,curl)
 # what make deb needs besides the build's: debhelper, Python's helper, lintian
 DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with

@@ -518,10 +518,7 @@ static int check_set(struct exporter *x)
 
 /* ---- the second pass: rows into cells ---------------------------------------- */
 
-/* The next row of s into its cells. A non-final row is a sample taken for
- * the grid point at or just before its t_mono_ns (a sample is never early,
- * and a late one covers the points it missed), so its interval ends there;
- * the final row ends when it was taken. */
+/* The next row of s into its cells, ending where cells_row_end says. */
 static int advance(struct exporter *x, struct ex_episode *ep, struct ep_source *s)
 {
 	char *text;
@@ -556,9 +553,8 @@ static int advance(struct exporter *x, struct ex_episode *ep, struct ep_source *
 		code = EX_DATAERR;
 	} else {
 		s->t = json_integer_value(t);
-		int64_t end = json_is_true(json_object_get(row, "final")) ? s->t
-									   : s->t - s->t % s->interval;
-		end = end > s->end ? end : s->end;
+		int64_t end = cells_row_end(s->t, json_is_true(json_object_get(row, "final")), s->interval,
+					    s->end);
 		cells_row(&s->cells, s->end, end);
 		s->end = end;
 		s->has_row = true;

@@ -22,6 +22,7 @@ int cmd_compare(int argc, char **argv);
  * message logged). */
 int compare_for_report(char **dirs, size_t ndirs, json_t **out);
 int cmd_report(int argc, char **argv);
+int cmd_verdict(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
 
 #endif

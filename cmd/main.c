@@ -30,6 +30,9 @@ static const struct {
 	{"compare", cmd_compare,
 	 "compare EPISODE_DIR...              how closely each deployable field tracks its oracle\n"
 	 "                   [--grid DURATION] [--pairs FILE.yaml] [--by-episode] [--format text|json] [-o FILE]"},
+	{"verdict", cmd_verdict,
+	 "verdict EPISODE_DIR...              where each window's time went, with its evidence\n"
+	 "                   [--window DURATION] [--format text|json|csv] [--deployable-only] [-o FILE]"},
 	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
 	{"schema", cmd_schema,
 	 "schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]\n"

@@ -98,3 +98,32 @@ void duration_format(int64_t ns, char *buf, size_t len)
 		}
 	}
 }
+
+void duration_human(int64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		int64_t ns;
+		const char *name;
+	} small[] = {{NS_PER_S, "s"}, {NS_PER_MS, "ms"}, {NS_PER_US, "\u00b5s"}};
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	if (a >= 3600 * (uint64_t)NS_PER_S) {
+		uint64_t min = (a + 30 * NS_PER_S) / (60 * NS_PER_S);
+		snprintf(buf, len, "%s%llu h %llu min", sign, (unsigned long long)(min / 60),
+			 (unsigned long long)(min % 60));
+		return;
+	}
+	if (a >= 60 * (uint64_t)NS_PER_S) {
+		uint64_t s = (a + NS_PER_S / 2) / NS_PER_S;
+		snprintf(buf, len, "%s%llu min %llu s", sign, (unsigned long long)(s / 60),
+			 (unsigned long long)(s % 60));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+		if (a >= (uint64_t)small[i].ns) {
+			double v = (double)a / (double)small[i].ns;
+			snprintf(buf, len, "%s%.*f %s", sign, v < 10 ? 2 : v < 100 ? 1 : 0, v, small[i].name);
+			return;
+		}
+	snprintf(buf, len, "%s%llu ns", sign, (unsigned long long)a);
+}

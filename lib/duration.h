@@ -18,4 +18,8 @@ int duration_parse(const char *s, int64_t *ns, const char **why);
 /* The shortest exact spelling: 60000000000 -> "1m", 1500000 -> "1500us". */
 void duration_format(int64_t ns, char *buf, size_t len);
 
+/* For a person, three significant figures in the unit that fits:
+ * "812 ns", "53.2 µs", "4.17 ms", "1.50 s", "2 min 5 s", "1 h 2 min". */
+void duration_human(int64_t ns, char *buf, size_t len);
+
 #endif

@@ -2,6 +2,7 @@
 /* Numbers as text: see numfmt.h. */
 #include "numfmt.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,4 +29,18 @@ void numfmt_real(char buf[NUMFMT_REAL], double v)
 	}
 	if (!strpbrk(buf, ".e"))
 		strcat(buf, ".0");
+}
+
+void numfmt_bytes(char *buf, size_t len, double v, const char *suffix)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	size_t i = 0;
+	while (fabs(v) >= 1024 && i < sizeof(units) / sizeof(units[0]) - 1) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%.0f %s%s", v, units[i], suffix);
+	else
+		snprintf(buf, len, "%.2f %s%s", v, units[i], suffix);
 }

@@ -3,6 +3,7 @@
 #ifndef IOPSAMPLE_NUMFMT_H
 #define IOPSAMPLE_NUMFMT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define NUMFMT_INT 24
@@ -15,5 +16,9 @@ const char *numfmt_int(char buf[NUMFMT_INT], int64_t v);
  * with a point or an exponent, so that a reader never takes it for an
  * integer. */
 void numfmt_real(char buf[NUMFMT_REAL], double v);
+
+/* Bytes for a person, in binary units: "512 B", "5.50 MiB", "1.02 GiB";
+ * suffix after the unit ("/s" for a rate). */
+void numfmt_bytes(char *buf, size_t len, double v, const char *suffix);
 
 #endif

@@ -155,3 +155,9 @@ const struct value *cells_finish(struct cells *c)
 	}
 	return c->out;
 }
+
+int64_t cells_row_end(int64_t t_mono, bool final, int64_t interval, int64_t prev_end)
+{
+	int64_t end = final || interval <= 0 ? t_mono : t_mono - t_mono % interval;
+	return end > prev_end ? end : prev_end;
+}

@@ -86,4 +86,11 @@ int cells_take(struct cells *c, int64_t c0, int64_t c1);
  * no row reached it. */
 const struct value *cells_finish(struct cells *c);
 
+/* Where a source's row ends on the episode's time (docs/data-model.md,
+ * "Which time a row covers"): a sample is taken for the grid point at or
+ * just before its t_mono_ns (never early; a late one covers the points it
+ * missed), the final row when it was taken; never before the previous
+ * row's end. */
+int64_t cells_row_end(int64_t t_mono, bool final, int64_t interval, int64_t prev_end);
+
 #endif

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The verdict's rules: see verdict.h and docs/data-model.md, "The verdict". */
+#include "verdict.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "numfmt.h"
+
+const char *const verdict_label_names[V_LABELS] = {
+	[V_CPU] = "cpu",   [V_CPU_WAIT] = "cpu_wait", [V_DISK] = "disk",  [V_MEMORY] = "memory",
+	[V_GPU] = "gpu",   [V_GPU_COPY] = "gpu_copy", [V_IDLE] = "idle",
+};
+
+/* ---- the thresholds (docs/data-model.md gives each one's reason) --------- */
+
+/* The tree pages when waits for pages, reclaim and compaction take at least
+ * this share of the window: its kernel CPU time is then paging's. */
+#define PAGING_MIN 0.05
+/* PCIe carrying this share of the link's raw rate keeps the window's
+ * copying busy: a pageable copy, staged by the host, moves less than the
+ * link can (a pinned one on an H100 nears 4/5 of its 64 GB/s). */
+#define COPY_BUSY_OF_LINK (1.0 / 8)
+/* A disk wait while the busiest device is less busy than this: something
+ * holds the requests before the device (an I/O limit). */
+#define HELD_BEFORE_DEVICE_PCT 30.0
+/* Figures below this share of the window are left out of the evidence. */
+#define MENTION 0.05
+
+/* Ties go to the first of these: the more specific resource. */
+static const enum verdict_label tie_order[V_LABELS] = {V_GPU, V_GPU_COPY, V_MEMORY, V_DISK,
+						       V_CPU_WAIT, V_CPU, V_IDLE};
+
+static double nz(double v)
+{
+	return isnan(v) || v < 0 ? 0 : v;
+}
+
+static double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* The host's time by bucket, in ns of thread time (see verdict.h). */
+struct host_time {
+	double user, self_wait, other_wait, quota_wait, disk, page_wait, page_cpu, kernel_paging;
+};
+
+static void host_time(const struct verdict_in *in, struct host_time *h)
+{
+	double W = in->window_ns;
+	double run = nz(in->run_ns), cd = nz(in->cpu_delay_ns), blk = nz(in->blkio_ns);
+	/* Where the tree's threads give no delays (kernel.task_delayacct was
+	 * off when they started), the cgroup's own pressure stands in. */
+	if (isnan(in->cpu_delay_ns))
+		cd = nz(in->cpu_some_ns);
+	if (isnan(in->blkio_ns))
+		blk = nz(in->io_some_ns);
+	double swp = nz(in->swapin_ns), thr = nz(in->thrashing_ns);
+	double fp = nz(in->freepages_ns), cmp = nz(in->compact_ns);
+	if (isnan(in->swapin_ns) && isnan(in->thrashing_ns) && isnan(in->freepages_ns))
+		thr = nz(in->memory_some_ns);
+
+	/* A swap-in's or a thrashing page's wait for the device is a block
+	 * I/O wait too: the kernel counts it in both. */
+	h->page_wait = min2(blk, max2(swp, thr));
+	h->disk = blk - h->page_wait;
+	/* reclaim, compaction and a swap-in's own work run on the CPU */
+	h->page_cpu = fp + cmp + max2(0, swp - h->page_wait);
+	double kernel = h->page_cpu;
+	if (h->page_wait + h->page_cpu >= PAGING_MIN * W && !isnan(in->system_ns))
+		kernel = max2(kernel, in->system_ns);
+	h->kernel_paging = min2(kernel, run);
+	h->user = run - h->kernel_paging;
+
+	/* The tree's wait for a CPU is its own doing in proportion to the
+	 * share of the host's CPUs it holds; a quota's, never. */
+	double cpus = in->cpus > 0 ? in->cpus : 1;
+	double held = min2(1, run / (cpus * W));
+	h->quota_wait = min2(cd, nz(in->throttled_ns));
+	h->self_wait = (cd - h->quota_wait) * held;
+	h->other_wait = cd - h->quota_wait - h->self_wait;
+}
+
+void verdict_decide(const struct verdict_in *in, struct verdict_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct verdict_in w = *in;
+	if (!(w.window_ns > 0))
+		w.window_ns = 1;
+	struct host_time h;
+	host_time(&w, &h);
+	double host[V_LABELS] = {0};
+	host[V_CPU] = h.user + h.self_wait;
+	host[V_CPU_WAIT] = h.other_wait + h.quota_wait;
+	host[V_DISK] = h.disk;
+	host[V_MEMORY] = h.page_wait + h.kernel_paging;
+	double active = host[V_CPU] + host[V_CPU_WAIT] + host[V_DISK] + host[V_MEMORY];
+	double D = max2(w.window_ns, active);
+
+	/* the GPU's share of the window first, the host's buckets the rest */
+	double gpu = 0, copy = 0;
+	if (w.gpus > 0) {
+		gpu = min2(1, nz(w.gpu_busy));
+		double rate = max2(nz(w.pcie_h2d), nz(w.pcie_d2h));
+		if (w.pcie_link > 0)
+			copy = min2(min2(1, rate / (w.pcie_link * COPY_BUSY_OF_LINK)), 1 - gpu);
+	}
+	double rest = 1 - gpu - copy;
+	for (int l = 0; l < V_LABELS; l++)
+		out->share[l] = host[l] / D * rest;
+	out->share[V_IDLE] = (1 - active / D) * rest;
+	out->share[V_GPU] = gpu;
+	out->share[V_GPU_COPY] = copy;
+
+	out->label = tie_order[0];
+	for (int i = 1; i < V_LABELS; i++)
+		if (out->share[tie_order[i]] > out->share[out->label])
+			out->label = tie_order[i];
+	verdict_evidence(in, out, out->label, out->evidence, sizeof(out->evidence));
+}
+
+/* ---- evidence ------------------------------------------------------------------ */
+
+struct line {
+	char *p;
+	size_t len, n;
+};
+
+static void put(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct line *l, const char *fmt, ...)
+{
+	if (l->n >= l->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vsnprintf(l->p + l->n, l->len - l->n, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		l->n = l->n + (size_t)r < l->len ? l->n + (size_t)r : l->len - 1;
+}
+
+/* A share of the window as "%": whole percents from 10 on. */
+static const char *pct(char *buf, double share)
+{
+	double p = 100 * share;
+	snprintf(buf, 16, p >= 10 || p == 0 ? "%.0f %%" : "%.1f %%", p);
+	return buf;
+}
+
+static const char *bytes(char *buf, double v, const char *suffix)
+{
+	numfmt_bytes(buf, 32, v, suffix);
+	return buf;
+}
+
+/* "1.02 GB/s" in decimal units, as PCIe rates are said */
+static const char *rate(char *buf, double v)
+{
+	if (v >= 1e9)
+		snprintf(buf, 32, "%.1f GB/s", v / 1e9);
+	else
+		snprintf(buf, 32, "%.0f MB/s", v / 1e6);
+	return buf;
+}
+
+static void disk_evidence(struct line *l, const struct verdict_in *in, const struct host_time *h)
+{
+	double W = in->window_ns;
+	char a[16], b[32], c[32];
+	put(l, "waiting for block I/O %s of the time", pct(a, h->disk / W));
+	if (h->disk > W * 1.05)
+		put(l, " (summed over its threads)");
+	if (!isnan(in->read_bytes))
+		put(l, ": %s read, %s written from storage", bytes(b, in->read_bytes, ""),
+		    bytes(c, nz(in->write_bytes), ""));
+	if (in->disk && !isnan(in->disk_util) && in->disk_util < HELD_BEFORE_DEVICE_PCT) {
+		put(l, "; no watched device is busy (%s %s): a limit (io.max, blkio throttle) holds the "
+		       "requests before the device",
+		    in->disk, pct(a, in->disk_util / 100));
+		if (!isnan(in->read_bytes) && in->read_bytes > 0)
+			put(l, ", reads at %s", bytes(b, in->read_bytes * 1e9 / W, "/s"));
+	} else if (in->disk && !isnan(in->disk_util)) {
+		put(l, "; %s %s busy", in->disk, pct(a, in->disk_util / 100));
+		if (in->disk_read_ops > 0)
+			put(l, ", reads of %s", bytes(b, in->disk_read_bytes / in->disk_read_ops, ""));
+		if (in->disk_write_ops > 0)
+			put(l, ", writes of %s", bytes(b, in->disk_write_bytes / in->disk_write_ops, ""));
+	}
+	if (nz(in->freepages_ns) > 0 || nz(in->memory_some_ns) > 0) {
+		put(l, "; it reclaims to stay under a memory limit");
+		if (!isnan(in->memory_bytes))
+			put(l, " (%s charged)", bytes(b, in->memory_bytes, ""));
+		put(l, ": the disk re-reads what the limit evicted");
+	}
+	if (!isnan(in->bio_read_bytes) && in->bio_read_ops + in->bio_write_ops > 0)
+		put(l, "; block_io: the tree's %.0f requests, %s", in->bio_read_ops + in->bio_write_ops,
+		    bytes(b, in->bio_read_bytes + nz(in->bio_write_bytes), ""));
+}
+
+static void memory_evidence(struct line *l, const struct verdict_in *in, const struct host_time *h)
+{
+	double W = in->window_ns;
+	char a[16], b[32];
+	put(l, "paging %s of the time:", pct(a, (h->page_wait + h->kernel_paging) / W));
+	const struct {
+		const char *what;
+		double v;
+	} part[] = {
+		{"swap-in", in->swapin_ns}, {"thrashing", in->thrashing_ns},
+		{"reclaim", in->freepages_ns}, {"compaction", in->compact_ns},
+		{"waiting for pages", h->page_wait}, {"kernel CPU", h->kernel_paging},
+	};
+	const char *sep = " ";
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		if (nz(part[i].v) >= MENTION * W / 5) {
+			put(l, "%s%s %s", sep, part[i].what, pct(a, part[i].v / W));
+			sep = ", ";
+		}
+	if (!isnan(in->memory_bytes))
+		put(l, "; %s charged to its cgroup", bytes(b, in->memory_bytes, ""));
+	if (!isnan(in->majfaults))
+		put(l, ", %.0f major faults", in->majfaults);
+	if (!isnan(in->memory_some_ns))
+		put(l, "; PSI memory some %s", pct(a, in->memory_some_ns / W));
+}
+
+static void cpu_evidence(struct line *l, const struct verdict_in *in, const struct host_time *h)
+{
+	double W = in->window_ns, run = nz(in->run_ns);
+	char a[16];
+	if (run / W < 1.05)
+		put(l, "running %s of a CPU", pct(a, run / W));
+	else
+		put(l, "running %.2f CPUs", run / W);
+	if (in->cpus > 0)
+		put(l, " of the host's %d", in->cpus);
+	if (!isnan(in->nthreads))
+		put(l, ", %.0f thread%s", in->nthreads, in->nthreads == 1 ? "" : "s");
+	if (h->self_wait >= MENTION * W)
+		put(l, "; its own threads queue for the CPUs %s of the time: more runnable threads "
+		       "than CPUs",
+		    pct(a, h->self_wait / W));
+	if (h->kernel_paging >= MENTION * W)
+		put(l, "; paging takes %s", pct(a, h->kernel_paging / W));
+}
+
+static void cpu_wait_evidence(struct line *l, const struct verdict_in *in, const struct host_time *h)
+{
+	double W = in->window_ns;
+	char a[16], b[16];
+	put(l, "waiting for a CPU %s of the time while running %s",
+	    pct(a, (h->other_wait + h->quota_wait) / W), pct(b, nz(in->run_ns) / W));
+	if (h->quota_wait >= h->other_wait)
+		put(l, ": its CPU quota throttled it %s", pct(a, nz(in->throttled_ns) / W));
+	else
+		put(l, ": the CPUs it may run on are busy with other work");
+	if (!isnan(in->cpu_some_ns))
+		put(l, "; PSI cpu some %s", pct(a, in->cpu_some_ns / W));
+}
+
+static void gpu_figures(struct line *l, const struct verdict_in *in)
+{
+	char a[16], b[32], c[32];
+	put(l, "GPU%s busy %s", in->gpus > 1 ? "s" : "", pct(a, nz(in->gpu_busy)));
+	if (in->pcie_link > 0)
+		put(l, ", PCIe %s to the GPU and %s back (PCIe %d.0 x%d moves %s raw)",
+		    rate(b, nz(in->pcie_h2d)), rate(c, nz(in->pcie_d2h)), in->pcie_gen, in->pcie_width,
+		    rate(a, in->pcie_link));
+}
+
+void verdict_evidence(const struct verdict_in *in, const struct verdict_out *out,
+		      enum verdict_label label, char *buf, size_t len)
+{
+	struct verdict_in w = *in;
+	if (!(w.window_ns > 0))
+		w.window_ns = 1;
+	struct host_time h;
+	host_time(&w, &h);
+	struct line l = {.p = buf, .len = len};
+	buf[0] = 0;
+	double W = w.window_ns;
+	char a[16], b[16];
+	switch (label) {
+	case V_CPU:
+		cpu_evidence(&l, &w, &h);
+		break;
+	case V_CPU_WAIT:
+		cpu_wait_evidence(&l, &w, &h);
+		break;
+	case V_DISK:
+		disk_evidence(&l, &w, &h);
+		break;
+	case V_MEMORY:
+		memory_evidence(&l, &w, &h);
+		break;
+	case V_GPU:
+		put(&l, "a kernel running on the GPU %s of the time while the host runs %s of a CPU; ",
+		    pct(a, out->share[V_GPU]), pct(b, nz(w.run_ns) / W));
+		gpu_figures(&l, &w);
+		break;
+	case V_GPU_COPY:
+		put(&l, "copying between host and GPU %s of the time: ", pct(a, out->share[V_GPU_COPY]));
+		gpu_figures(&l, &w);
+		break;
+	case V_IDLE:
+	default:
+		put(&l, "neither running nor waiting: running %s, waiting %s of the time (asleep, or "
+			"waiting on what iopsample does not measure: the network, a lock, a timer, "
+			"another process)",
+		    pct(a, nz(w.run_ns) / W),
+		    pct(b, (h.self_wait + h.other_wait + h.quota_wait + h.disk + h.page_wait) / W));
+		break;
+	}
+}
+
+/* ---- runs of windows and the whole episode -------------------------------------- */
+
+static void add_sum(double *a, double b)
+{
+	if (isnan(*a))
+		*a = b;
+	else if (!isnan(b))
+		*a += b;
+}
+
+/* the mean of a and b, weighted by their windows' widths */
+static void add_mean(double *a, double b, double wa, double wb)
+{
+	if (isnan(*a))
+		*a = b;
+	else if (!isnan(b) && wa + wb > 0)
+		*a = (*a * wa + b * wb) / (wa + wb);
+}
+
+#define FIELD(f) offsetof(struct verdict_in, f)
+#define AT(in, off) ((double *)((char *)(in) + (off)))
+
+/* what a run of windows holds the sum of */
+static const size_t summed[] = {
+	FIELD(run_ns), FIELD(cpu_delay_ns), FIELD(blkio_ns), FIELD(swapin_ns), FIELD(freepages_ns),
+	FIELD(thrashing_ns), FIELD(compact_ns), FIELD(read_bytes), FIELD(write_bytes), FIELD(system_ns),
+	FIELD(throttled_ns), FIELD(cpu_some_ns), FIELD(io_some_ns), FIELD(memory_some_ns),
+	FIELD(majfaults), FIELD(disk_read_bytes), FIELD(disk_read_ops), FIELD(disk_write_bytes),
+	FIELD(disk_write_ops), FIELD(bio_read_bytes), FIELD(bio_read_ops), FIELD(bio_write_bytes),
+	FIELD(bio_write_ops),
+};
+/* ... the mean over time of (shares of time and rates) */
+static const size_t averaged[] = {FIELD(disk_util), FIELD(gpu_busy), FIELD(pcie_h2d), FIELD(pcie_d2h)};
+
+void verdict_in_clear(struct verdict_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < sizeof(summed) / sizeof(summed[0]); i++)
+		*AT(in, summed[i]) = NAN;
+	for (size_t i = 0; i < sizeof(averaged) / sizeof(averaged[0]); i++)
+		*AT(in, averaged[i]) = NAN;
+	in->nthreads = in->memory_bytes = in->pcie_link = NAN;
+}
+
+void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
+{
+	double wa = a->window_ns, wb = b->window_ns;
+	for (size_t i = 0; i < sizeof(summed) / sizeof(summed[0]); i++)
+		add_sum(AT(a, summed[i]), *AT(b, summed[i]));
+	/* the busiest device of the run: the one busiest in the most recent
+	 * window that named one */
+	if (b->disk)
+		a->disk = b->disk;
+	for (size_t i = 0; i < sizeof(averaged) / sizeof(averaged[0]); i++)
+		add_mean(AT(a, averaged[i]), *AT(b, averaged[i]), wa, wb);
+	if (isnan(a->nthreads) || b->nthreads > a->nthreads)
+		a->nthreads = b->nthreads;
+	if (isnan(a->memory_bytes) || b->memory_bytes > a->memory_bytes)
+		a->memory_bytes = b->memory_bytes;
+	if (b->gpus > a->gpus) {
+		a->gpus = b->gpus;
+		a->pcie_link = b->pcie_link;
+		a->pcie_gen = b->pcie_gen;
+		a->pcie_width = b->pcie_width;
+	}
+	if (!a->cpus)
+		a->cpus = b->cpus;
+	a->window_ns = wa + wb;
+}
+
+/* ---- spreading a delay back over the time it was waited ----------------------- */
+
+/* The nearest window at or before j with room left, or -1; left[] skips
+ * the full ones (with path halving), so a long run of them is walked once. */
+static long with_room(long *left, const double *room, long j)
+{
+	while (j >= 0 && room[j] <= 0) {
+		long next = left[j];
+		if (next >= 0)
+			left[j] = left[next];
+		j = next;
+	}
+	return j;
+}
+
+int verdict_spread(const double *delay, const double *room_in, size_t n, double *out)
+{
+	double *room = malloc((n + 1) * sizeof(*room));
+	long *left = malloc((n + 1) * sizeof(*left));
+	if (!room || !left) {
+		free(room);
+		free(left);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		out[k] = isnan(delay[k]) ? NAN : 0;
+		room[k] = isnan(room_in[k]) || isnan(delay[k]) ? 0 : room_in[k];
+		left[k] = (long)k - 1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		double d = delay[k];
+		if (isnan(d) || d <= 0)
+			continue;
+		for (long j = with_room(left, room, (long)k); d > 0 && j >= 0; j = with_room(left, room, j - 1)) {
+			double take = d < room[j] ? d : room[j];
+			out[j] += take;
+			room[j] -= take;
+			d -= take;
+		}
+		if (d > 0) /* more than there was room for: where it was charged */
+			out[k] += d;
+	}
+	free(room);
+	free(left);
+	return 0;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The verdict's rules: where a window's time went, from what the sources
+ * measured in it (docs/data-model.md, "The verdict", says each rule, each
+ * threshold and why). Pure functions over numbers: reading an episode into
+ * windows is verdict_episode.h's.
+ *
+ * The tree's time in a window is split into buckets that add up to one:
+ *
+ *   cpu       its threads ran (user time; kernel time too unless it pages),
+ *             and waited for CPUs its own threads held
+ *   cpu_wait  runnable, waiting for a CPU others held or a quota withheld
+ *   disk      waiting for block I/O that was not paging
+ *   memory    paging: waiting for pages to come back (swap-in, thrashing),
+ *             reclaim and compaction, and the kernel's CPU time while it pages
+ *   gpu       a GPU the tree uses ran a kernel
+ *   gpu_copy  PCIe carried the tree's GPU a copy's worth, no kernel running
+ *   idle      none of these: asleep, or waiting on what nothing here measures
+ *
+ * Thread time is summed over the tree, so it can exceed the window: the
+ * host's buckets are divided by the larger of the window and their sum, and
+ * idle is what is left (a parent asleep while its workers work adds
+ * nothing, and the workers' reason is the tree's). The GPU's share of the
+ * window comes first; the host's buckets share the rest. */
+#ifndef IOPSAMPLE_VERDICT_H
+#define IOPSAMPLE_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum verdict_label { V_CPU, V_CPU_WAIT, V_DISK, V_MEMORY, V_GPU, V_GPU_COPY, V_IDLE, V_LABELS };
+
+/* "cpu", "cpu_wait", ... by label */
+extern const char *const verdict_label_names[V_LABELS];
+
+/* A window as the rules read it. Times are ns, summed over the tree's
+ * threads; bytes and counts are the window's. NAN: not known (the source
+ * did not run, or the row said null). */
+struct verdict_in {
+	double window_ns;
+	int cpus; /* the host's CPUs (the manifest's host.cpu_count); 0: not known */
+
+	/* taskstats: the tree's threads, delays spread back to when they were
+	 * waited (verdict_spread) */
+	double run_ns, cpu_delay_ns, blkio_ns, swapin_ns, freepages_ns, thrashing_ns, compact_ns;
+	double read_bytes, write_bytes; /* from storage, caused by the tree */
+	double nthreads;                /* the most threads sampled */
+
+	/* cgroup: the episode's cgroup */
+	double system_ns;                    /* CPU time in the kernel */
+	double throttled_ns;                 /* held back by a CPU quota */
+	double cpu_some_ns, io_some_ns, memory_some_ns; /* its own PSI, NAN unless per cgroup */
+	double memory_bytes, majfaults;
+
+	/* diskstats: the busiest device in the window (the highest util_pct) */
+	const char *disk;   /* its name; NULL: no device watched */
+	double disk_util;   /* percent */
+	double disk_read_bytes, disk_read_ops, disk_write_bytes, disk_write_ops;
+
+	/* gpu: the GPUs the tree uses in the window (all, where NVML does not
+	 * say whose processes run where) */
+	int gpus;               /* how many; 0: none, or no gpu source */
+	double gpu_busy;        /* their mean share of time a kernel ran, 0..1 */
+	double pcie_h2d, pcie_d2h; /* bytes/s, the busiest of them each way */
+	double pcie_link;       /* its link's raw rate, bytes/s */
+	int pcie_gen, pcie_width;
+
+	/* oracle sources: evidence only, never the label */
+	double bio_read_bytes, bio_read_ops, bio_write_bytes, bio_write_ops; /* block_io, the tree's */
+};
+
+struct verdict_out {
+	enum verdict_label label;
+	double share[V_LABELS]; /* each in [0, 1], adding up to 1 */
+	char evidence[512];
+};
+
+/* The label and shares of a window, and its evidence for label (the
+ * window's own label, or a label a run of windows was given). */
+void verdict_decide(const struct verdict_in *in, struct verdict_out *out);
+void verdict_evidence(const struct verdict_in *in, const struct verdict_out *out,
+		      enum verdict_label label, char *buf, size_t len);
+
+/* Every figure not known (NAN), no device or GPU, a window of 0 ns. */
+void verdict_in_clear(struct verdict_in *in);
+
+/* Sums b into a (gauges and the busiest device's figures taken as the
+ * larger), for a run of windows or the episode: a's window grows by b's. */
+void verdict_in_add(struct verdict_in *a, const struct verdict_in *b);
+
+/* A delay charged when each wait ends, put back over the time it was
+ * waited. delay[k] is what window k's waits were charged; room[k] the time
+ * its threads had neither run nor already been given a wait (their number
+ * times the window, less their run time). Each window's charge fills its
+ * own room, then the room of the windows before it, latest first: a wait
+ * ends where it is charged and began as far before as it lasted, and one
+ * thread cannot wait twice at once. What finds no room stays where it was
+ * charged. out[k] (n of them) gets the result, the total kept; a NAN delay
+ * stays NAN and takes nothing. 0 or -ENOMEM. */
+int verdict_spread(const double *delay, const double *room, size_t n, double *out);
+
+#endif
