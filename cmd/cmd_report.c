@@ -32,6 +32,7 @@
 #include "outfile.h"
 #include "row_shape.h"
 #include "builtin_schemas.h"
+#include "verdict_episode.h"
 #include "version.h"
 
 #define USAGE "usage: iopsample report EPISODE_DIR... -o FILE.html"
@@ -100,6 +101,7 @@ struct rp_source {
 struct rp_episode {
 	const char *dir;
 	json_t *manifest;
+	json_t *verdict; /* iopsample verdict's JSON, or {"refusal": why} */
 	const char *name;
 	struct rp_source *src;
 	size_t nsrc;
@@ -196,6 +198,25 @@ static void *read_source(void *arg)
 	return NULL;
 }
 
+/* The overview's verdict: the same windows as `iopsample verdict`. An
+ * episode it cannot judge (no taskstats or cgroup) gets why instead. */
+static int load_verdict(struct reporter *x, struct rp_episode *ep)
+{
+	struct verdict_options o = {.quiet_refusal = true};
+	struct verdict_episode v;
+	int code = verdict_episode_read(&v, ep->dir, x->schemas, &o);
+	if (code && v.refusal[0]) {
+		ep->verdict = json_pack("{s:s}", "refusal", v.refusal);
+		code = 0;
+	} else if (!code) {
+		ep->verdict = verdict_episode_json(&v);
+	}
+	verdict_episode_free(&v);
+	if (!code && !ep->verdict)
+		code = EX_SOFTWARE;
+	return code;
+}
+
 static int load_episode(struct reporter *x, struct rp_episode *ep)
 {
 	int dirfd;
@@ -236,6 +257,8 @@ static int load_episode(struct reporter *x, struct rp_episode *ep)
 		}
 	}
 	close(dirfd);
+	if (!code)
+		code = load_verdict(x, ep);
 	return code;
 }
 
@@ -267,7 +290,7 @@ static void put_field(FILE *f, const struct reporter *x, const struct rp_source 
 	fputs("{\"name\":", f);
 	put_string(f, field);
 	fprintf(f, ",\"first\":%zu,\"n\":%zu,\"listed\":%s", first, n, prop ? "true" : "false");
-	static const char *const notes[] = {"x-histogram", "x-compare", "x-main"};
+	static const char *const notes[] = {"x-histogram", "x-compare", "x-main", "x-overview"};
 	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
 		const json_t *v = json_object_get(prop, notes[i]);
 		if (!v)
@@ -333,6 +356,8 @@ static void put_data(FILE *f, const struct reporter *x)
 		put_string(f, ep->dir);
 		fputs(",\"manifest\":", f);
 		put_json(f, ep->manifest);
+		fputs(",\"verdict\":", f);
+		put_json(f, ep->verdict);
 		fputs(",\"sources\":[", f);
 		for (size_t i = 0; i < ep->nsrc; i++) {
 			if (i)
@@ -405,6 +430,7 @@ static void reporter_free(struct reporter *x)
 		}
 		free(ep->src);
 		json_decref(ep->manifest);
+		json_decref(ep->verdict);
 	}
 	free(x->ep);
 	json_decref(x->compare);

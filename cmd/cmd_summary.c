@@ -28,7 +28,9 @@
 #include "manifest_read.h"
 #include "jsonl_reader.h"
 #include "log.h"
+#include "numfmt.h"
 #include "builtin_schemas.h"
+#include "verdict_episode.h"
 
 #define BAR_WIDTH 40
 
@@ -85,7 +87,7 @@ static void add_value(struct tally *t, const char *name, const json_t *v, bool n
 	bool gauge = json_is_true(json_object_get(schema, "x-gauge"));
 	if (json_is_integer(v) && gauge) {
 		json_t *d = json_real((double)json_integer_value(v));
-		add_value(t, name, d, nested, NULL);
+		add_value(t, name, d, nested, schema);
 		json_decref(d);
 		return;
 	}
@@ -106,6 +108,7 @@ static void add_value(struct tally *t, const char *name, const json_t *v, bool n
 			return;
 		/* the first rows decided it was a count; a real means it never was */
 		f->kind = F_NUMBER;
+		f->unit = json_string_value(json_object_get(schema, "x-unit"));
 		double d = json_real_value(v);
 		f->known++;
 		f->sum += d;
@@ -156,12 +159,7 @@ static void add_row(struct tally *t, const json_t *row)
 
 static void format_ns(json_int_t ns, char *buf, size_t len)
 {
-	if (ns < NS_PER_MS)
-		snprintf(buf, len, "%lld ns", (long long)ns);
-	else if (ns < NS_PER_S)
-		snprintf(buf, len, "%.3g ms", (double)ns / NS_PER_MS);
-	else
-		snprintf(buf, len, "%.3f s", (double)ns / NS_PER_S);
+	duration_human(ns, buf, len);
 }
 
 /* 2^k bytes as "512 B", "4 KiB", "1 GiB". */
@@ -231,29 +229,14 @@ static void print_hist(const struct field *f)
 	}
 }
 
-/* v bytes as "5.50 MiB" (with suffix "/s": a rate). */
-static void format_bytes(double v, const char *suffix, char *buf, size_t len)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	size_t i = 0;
-	while (fabs(v) >= 1024 && i < sizeof(units) / sizeof(units[0]) - 1) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, len, "%.0f %s%s", v, units[i], suffix);
-	else
-		snprintf(buf, len, "%.2f %s%s", v, units[i], suffix);
-}
-
 /* A count's total and rate, for reading: see the top of this file. */
 static void format_count(const struct field *f, double seconds, char *total, char *rate, size_t len)
 {
 	double per_s = seconds > 0 ? (double)f->total / seconds : 0.0;
 	const char *u = f->unit;
 	if (u && !strcmp(u, "bytes")) {
-		format_bytes((double)f->total, "", total, len);
-		format_bytes(per_s, "/s", rate, len);
+		numfmt_bytes(total, len, (double)f->total, "");
+		numfmt_bytes(rate, len, per_s, "/s");
 	} else if (u && (!strcmp(u, "ns") || !strcmp(u, "ms"))) {
 		json_int_t ns = f->total * (!strcmp(u, "ms") ? NS_PER_MS : 1);
 		format_ns(ns, total, len);
@@ -262,6 +245,18 @@ static void format_count(const struct field *f, double seconds, char *total, cha
 		snprintf(total, len, "%lld", (long long)f->total);
 		snprintf(rate, len, "%.1f%s%s/s", per_s, u ? " " : "", u ? u : "");
 	}
+}
+
+/* A gauge's or a ratio's level in its unit: bytes and times for a person,
+ * the rest as numbers. */
+static void format_level(const struct field *f, bool raw, double v, char *buf, size_t len)
+{
+	if (!raw && f->unit && !strcmp(f->unit, "bytes"))
+		numfmt_bytes(buf, len, v, "");
+	else if (!raw && f->unit && !strcmp(f->unit, "ns"))
+		duration_human((int64_t)llround(v), buf, len);
+	else
+		snprintf(buf, len, "%.4g", v);
 }
 
 static void print_tally(const struct tally *t)
@@ -287,10 +282,14 @@ static void print_tally(const struct tally *t)
 			printf("  %-32s %16s %22s%s\n", f->name, total, rate,
 			       f->known < t->rows ? "  (null in some rows)" : "");
 		}
-		else
-			printf("  %-32s %16s %16s  mean %.4g, min %.4g, max %.4g over %llu rows\n",
-			       f->name, "", "", f->sum / (double)f->known, f->min, f->max,
-			       (unsigned long long)f->known);
+		else {
+			char mean[32], lo[32], hi[32];
+			format_level(f, t->raw, f->sum / (double)f->known, mean, sizeof(mean));
+			format_level(f, t->raw, f->min, lo, sizeof(lo));
+			format_level(f, t->raw, f->max, hi, sizeof(hi));
+			printf("  %-32s %16s %16s  mean %s, min %s, max %s over %llu rows\n", f->name, "",
+			       "", mean, lo, hi, (unsigned long long)f->known);
+		}
 	}
 	for (size_t i = 0; i < t->n; i++)
 		if (t->f[i].kind == F_HIST)
@@ -376,7 +375,7 @@ static void print_usage(const json_t *target, bool raw)
 	} else {
 		format_ns(usage_field(u, "user_ns"), user, sizeof(user));
 		format_ns(usage_field(u, "system_ns"), sys, sizeof(sys));
-		format_bytes((double)usage_field(u, "max_rss_bytes"), "", rss, sizeof(rss));
+		numfmt_bytes(rss, sizeof(rss), (double)usage_field(u, "max_rss_bytes"), "");
 	}
 	printf("tree used (wait4): %s user, %s system, max RSS %s; faults %lld minor, %lld major; "
 	       "blocks %lld in, %lld out; switches %lld voluntary, %lld involuntary\n",
@@ -416,6 +415,65 @@ static void print_header(const char *dir, const json_t *m, bool raw)
 		printf("warning: %s\n", json_string_value(v));
 }
 
+/* Where the time went, first: a line per run of equal windows (the
+ * verdict's own windows, as `iopsample verdict` lists them), then the
+ * time by label over the episode. */
+#define MAX_RUNS 40
+static void print_verdict(const struct jschema_set *schemas, const char *dir)
+{
+	struct verdict_options o = {.quiet_refusal = true};
+	struct verdict_episode v;
+	struct verdict_run *runs = NULL;
+	size_t n = 0;
+	int code = verdict_episode_read(&v, dir, schemas, &o);
+	if (code) {
+		printf("verdict: none (%s)\n", v.refusal[0] ? v.refusal : "the rows could not be read: `iopsample verdict` says why");
+		verdict_episode_free(&v);
+		return;
+	}
+	char win[32];
+	duration_human(v.window_ns, win, sizeof(win));
+	if (verdict_episode_runs(&v, &runs, &n) < 0 || !v.n) {
+		printf("verdict: none (%s)\n", v.n ? "out of memory" : "no rows");
+		verdict_episode_free(&v);
+		return;
+	}
+	printf("verdict, by %s windows (iopsample verdict lists each):\n", win);
+	for (size_t i = 0; i < n && i < MAX_RUNS; i++) {
+		const struct verdict_run *r = &runs[i];
+		printf("  %.2f-%.2f s %s (%s)\n", v.win[r->first].t_start / 1e9, v.win[r->last].t_end / 1e9,
+		       verdict_label_names[r->label], r->evidence);
+	}
+	if (n > MAX_RUNS)
+		printf("  ... %zu more runs of windows\n", n - MAX_RUNS);
+	double time = 0;
+	for (int l = 0; l < V_LABELS; l++)
+		time += v.total_ns[l];
+	printf("  over the episode:");
+	const char *sep = " ";
+	for (int l = 0; l < V_LABELS; l++) {
+		if (v.total_ns[l] < 0.005 * time)
+			continue;
+		char d[32];
+		duration_human((int64_t)llround(v.total_ns[l]), d, sizeof(d));
+		printf("%s%s %.0f %% (%s)", sep, verdict_label_names[l], 100 * v.total_ns[l] / time, d);
+		sep = ", ";
+	}
+	printf("\n");
+	size_t i;
+	const json_t *c;
+	json_array_foreach(v.cannot_tell, i, c) {
+		printf("  cannot tell apart:");
+		size_t j;
+		const json_t *l;
+		json_array_foreach(json_object_get(c, "labels"), j, l)
+			printf("%s %s", j ? "," : "", json_string_value(l));
+		printf(" (%s)\n", json_string_value(json_object_get(c, "why")));
+	}
+	free(runs);
+	verdict_episode_free(&v);
+}
+
 static int summarize(const struct jschema_set *schemas, bool raw, const char *dir)
 {
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -438,6 +496,7 @@ static int summarize(const struct jschema_set *schemas, bool raw, const char *di
 		status = EX_DATAERR;
 	} else {
 		print_header(dir, m, raw);
+		print_verdict(schemas, dir);
 		const char *name;
 		const json_t *src;
 		json_object_foreach(json_object_get(m, "sources"), name, src) {

@@ -529,10 +529,13 @@ static int choose_sources(struct verdict_episode *v, const struct jschema_set *s
 			json_object_set_new(v->sources, roles[i].name,
 					    json_pack("{s:s}", "status", "not in the episode"));
 	if (!src[S_TASKSTATS].file && !src[S_CGROUP].file) {
-		log_error("%s: no verdict: the episode has no taskstats or cgroup rows%s (taskstats "
-			  "decides where the tree's time went; add it to the episode's sources)",
-			  v->dir, o->deployable_only ? " from a deployable source" : "");
-		return EX_DATAERR;
+		snprintf(v->refusal, sizeof(v->refusal),
+			 "the episode has no taskstats or cgroup rows%s (taskstats decides where the "
+			 "tree's time went: add it to the episode's sources)",
+			 o->deployable_only ? " from a deployable source" : "");
+		if (!o->quiet_refusal)
+			log_error("%s: no verdict: %s", v->dir, v->refusal);
+		return EX_UNAVAILABLE;
 	}
 	int64_t coarsest = 0;
 	for (int i = 0; i < S_COUNT; i++)

@@ -25,6 +25,7 @@ struct jschema_set;
 struct verdict_options {
 	int64_t window_ns;    /* 0: the coarsest interval of the sources read */
 	bool deployable_only; /* only the sources the manifest says are deployable */
+	bool quiet_refusal;   /* no verdict to give: why goes to v->refusal, not stderr */
 };
 
 struct verdict_window {
@@ -56,13 +57,14 @@ struct verdict_episode {
 	size_t total_windows[V_LABELS];
 	enum verdict_label label; /* the label with the most time */
 	char evidence[512];
+	char refusal[256]; /* why there is no verdict (with quiet_refusal) */
 };
 
 /* Reads the episode in dir. 0, or a sysexits code after one line on
  * stderr: 66 when dir or its manifest cannot be read, 65 when a row is not
- * what the schemas say, a complete episode's file is damaged, or nothing
- * in the episode decides a verdict (neither taskstats nor cgroup rows),
- * 64 when o->window_ns is not a multiple of the intervals read. */
+ * what the schemas say or a complete episode's file is damaged, 69 when
+ * nothing in the episode decides a verdict (neither taskstats nor cgroup
+ * rows), 64 when o->window_ns is not a multiple of the intervals read. */
 int verdict_episode_read(struct verdict_episode *v, const char *dir,
 			 const struct jschema_set *schemas, const struct verdict_options *o);
 void verdict_episode_free(struct verdict_episode *v);

@@ -294,9 +294,104 @@
     return out;
   }
 
+  /* ---- the overview: where the time went ------------------------------- */
+
+  const LABEL_COLORS = { cpu: "#1f77b4", cpu_wait: "#9467bd", disk: "#d62728", memory: "#ff7f0e",
+    gpu: "#2ca02c", gpu_copy: "#17becf", idle: "#d9d9d9" };
+  function durationText(ns) {
+    const s = ns / 1e9;
+    if (s >= 60) return Math.floor(s / 60) + " min " + Math.round(s % 60) + " s";
+    return s >= 1 ? s.toFixed(2) + " s" : (ns / 1e6).toFixed(1) + " ms";
+  }
+
+  /* The verdict of each window as a band over time, coloured by label, its
+   * evidence on hover (iopsample verdict's windows, as the data has them). */
+  function verdictStrip(v, duration) {
+    const f = figure("Verdict by window (" + durationText(v.window_ns) + " each)",
+      "hover for a window's verdict and evidence; " + v.windows.length + " windows", "strip");
+    const W = WIDTH, H = 36, end = Math.max(duration || 0, v.windows.length ? v.windows[v.windows.length - 1].t_mono_ns : 0) || 1;
+    const canvas = el("canvas", { width: String(W), height: String(H + 16), class: "verdict-strip" });
+    canvas.dataset.windows = String(v.windows.length);
+    canvas.dataset.verdicts = v.windows.map((w) => w.verdict).join(",");
+    f.appendChild(canvas);
+    const g = canvas.getContext("2d");
+    for (const w of v.windows) {
+      const x0 = Math.floor(((w.t_mono_ns - w.interval_ns) / end) * W), x1 = Math.ceil((w.t_mono_ns / end) * W);
+      g.fillStyle = LABEL_COLORS[w.verdict] || "#000";
+      g.fillRect(x0, 0, Math.max(x1 - x0, 1), H);
+    }
+    g.fillStyle = "#000";
+    g.font = "11px sans-serif";
+    for (let k = 0; k <= 4; k++) g.fillText(seconds((end * k) / 4), (W * k) / 4 - (k === 4 ? 50 : 0), H + 12);
+    const tip = el("div", { class: "tip" });
+    f.appendChild(tip);
+    canvas.addEventListener("mousemove", (e) => {
+      const t = ((e.offsetX / W) * end);
+      const w = v.windows.find((x) => x.t_mono_ns - x.interval_ns <= t && t < x.t_mono_ns) || v.windows[v.windows.length - 1];
+      if (!w) return;
+      tip.textContent = seconds(w.t_mono_ns - w.interval_ns) + "–" + seconds(w.t_mono_ns) + ": " + w.verdict + ": " + w.evidence;
+    });
+    canvas.addEventListener("mouseleave", () => { tip.textContent = ""; });
+    const legend = el("p", { class: "legend" });
+    for (const [label, color] of Object.entries(LABEL_COLORS))
+      legend.append(el("span", { class: "swatch", style: "background:" + color }), label + " ");
+    f.appendChild(legend);
+    return f;
+  }
+
+  /* The read and write throughput on one chart: the fields the schemas
+   * mark "x-overview" (read, write), from the source whose mark ranks first. */
+  function throughput(ep, key, xmax) {
+    let best = null;
+    for (const src of ep.sources) {
+      if (!src.t.length) continue;
+      const marked = src.fields.filter((f) => f.overview && f.n === 1);
+      const read = marked.find((f) => f.overview.as === "read"), write = marked.find((f) => f.overview.as === "write");
+      if (read && write && (!best || read.overview.rank < best.rank)) best = { rank: read.overview.rank, src, read, write };
+    }
+    if (!best) return null;
+    const src = best.src;
+    const fig = lines("Read and write throughput (" + src.name + "." + best.read.name + ", " + src.name + "." + best.write.name + ")",
+      xsOf(src), [{ label: "read", values: plotted(src, best.read.first) }, { label: "write", values: plotted(src, best.write.first) }],
+      plotUnit(src, best.read.first), "bytes per second of each row's interval", key, xmax);
+    fig.classList.add("throughput");
+    fig.dataset.totals = JSON.stringify([sum(src.columns[best.read.first]), sum(src.columns[best.write.first])]);
+    return fig;
+  }
+
+  function overview(ep, key, xmax) {
+    const m = ep.manifest, v = ep.verdict;
+    const sec = el("div", { class: "overview" }, el("h3", {}, "Where the time went"));
+    if (!v || v.refusal) {
+      sec.appendChild(el("p", { class: "banner" }, "No verdict: " + ((v && v.refusal) || "none was made")));
+    } else {
+      const t = v.totals, total = Object.values(t.ns).reduce((a, x) => a + x, 0) || 1;
+      sec.appendChild(el("p", { class: "verdict" }, el("strong", {}, "Mostly " + t.verdict), ": " + t.evidence));
+      sec.appendChild(verdictStrip(v, m.duration_ns));
+      const rows = Object.entries(t.ns).filter(([, ns]) => ns > 0).sort((a, b) => b[1] - a[1])
+        .map(([label, ns]) => [label, durationText(ns) + " (" + ((100 * ns) / total).toFixed(1) + " %), " + t.windows[label] + " windows"]);
+      const u = (m.target || {}).rusage;
+      if (m.duration_ns != null) rows.push(["duration", durationText(m.duration_ns)]);
+      if (u) rows.push(["CPU time (wait4)", durationText(u.user_ns + u.system_ns) + ", max RSS " + human(u.max_rss_bytes, "bytes")]);
+      const totals = tableOf(rows);
+      totals.classList.add("totals");
+      sec.appendChild(totals);
+      for (const c of v.cannot_tell || [])
+        sec.appendChild(el("p", { class: "note" }, "Cannot tell apart " + c.labels.join(", ") + ": " + c.why));
+    }
+    const tp = throughput(ep, key, xmax);
+    if (tp) {
+      const [r, w] = JSON.parse(tp.dataset.totals);
+      sec.appendChild(el("p", {}, "Read " + human(r, "bytes") + ", written " + human(w, "bytes")));
+      sec.appendChild(tp);
+    }
+    return sec;
+  }
+
   function episodeSection(ep, idx) {
     const m = ep.manifest, key = "ep" + idx, xmax = (m.duration_ns || 0) / 1e9;
     const sec = el("section", { class: "episode", id: "episode-" + m.episode }, el("h2", {}, "Episode " + m.episode));
+    sec.appendChild(overview(ep, key, xmax));
     sec.appendChild(header(ep));
     for (const src of ep.sources) src.deployable = !!(m.sources[src.name] || {}).available_in_deployment;
     const ov = overlays(ep, key, xmax);

@@ -11,6 +11,7 @@ from .errors import BinaryNotFoundError, CorruptEpisodeError, EpisodeError, Epis
 # sysexits.h, as iopsample's reading commands use them
 EX_DATAERR = 65
 EX_NOINPUT = 66
+EX_UNAVAILABLE = 69
 EX_CONFIG = 78
 
 

@@ -81,10 +81,27 @@ def source_views(manifest, totals):
     return out
 
 
-def text(table, views):
+def verdict_line(totals, cannot_tell=()):
+    """The cell's verdict in one line, from `iopsample verdict`'s totals:
+    the label with the most time, its share, the others' above 1 %, and
+    the evidence; then the labels the sources could not tell apart."""
+    share = totals["share"]
+    others = ", ".join("%s %.0f %%" % (k, 100 * v) for k, v in sorted(share.items(), key=lambda kv: -kv[1])
+                       if k != totals["verdict"] and v >= 0.01)
+    line = "Verdict: %s, %.0f %% of the time%s: %s" % (totals["verdict"], 100 * share[totals["verdict"]],
+                                                        " (%s)" % others if others else "", totals["evidence"])
+    if cannot_tell:
+        line += (" [%d limit%s of the sources that ran: some labels cannot be told apart here; "
+                 "Episode.verdict().attrs['cannot_tell'] says which]" % (len(cannot_tell), "s"[:len(cannot_tell) > 1]))
+    return line
+
+
+def text(table, views, verdict=None):
     """The plain-text rendering, for a terminal."""
     width = max(len(label) for label, _ in table["rows"]) + 2
     lines = ["IOPS Profile (iopsample)", "=" * 60]
+    if verdict:
+        lines += [verdict, "-" * 60]
     lines += ["%-*s %s" % (width, label + ":", value) for label, value in table["rows"]]
     lines += ["-" * 60, table["note"], ""]
     for source, kind, seen in views:
@@ -104,8 +121,8 @@ _STYLE = ("<style>.iops-t{border-collapse:collapse;font-family:monospace;font-si
           ".iops-box{display:flex;flex-wrap:wrap;align-items:flex-start}</style>")
 
 
-def html_view(table, views):
-    """The HTML rendering: the table, and each source's view beside it."""
+def html_view(table, views, verdict=None):
+    """The HTML rendering: the verdict, the table, and each source's view beside it."""
     e = html.escape
     main = "".join("<tr><td>%s</td><td class=n>%s</td></tr>" % (e(a), e(b)) for a, b in table["rows"])
     parts = ["<table class=iops-t><tr><th colspan=2>IOPS Profile (iopsample)</th></tr>%s</table>" % main]
@@ -116,8 +133,9 @@ def html_view(table, views):
         else:
             body = "".join("<tr><td>%s</td><td class=n>%s</td></tr>" % (e(f), e(v)) for f, v in seen)
         parts.append("<table class=iops-t>%s%s</table>" % (head, body))
-    return "%s<div class=iops-box>%s</div><div class=iops-note>%s</div>" % (
-        _STYLE, "".join(parts), e(table["note"]))
+    head = "<p class=iops-verdict>%s</p>" % e(verdict) if verdict else ""
+    return "%s%s<div class=iops-box>%s</div><div class=iops-note>%s</div>" % (
+        _STYLE, head, "".join(parts), e(table["note"]))
 
 
 def size_histograms(totals):

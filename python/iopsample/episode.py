@@ -160,6 +160,41 @@ class Episode:
         out = json.loads(binary.run(args, "compare"))
         return pd.DataFrame(out["pairs"])
 
+    def verdict(self, window=None, deployable_only=False):
+        """Where each window's time went (`iopsample verdict --format json`):
+        a DataFrame indexed by t_mono_ns (each window's end), with
+        t_wall_ns, interval_ns, verdict (cpu, cpu_wait, disk, memory, gpu,
+        gpu_copy or idle), shares.<label> (each label's share of the
+        window) and evidence. window: a multiple of the sources'
+        interval ("1s"); deployable_only: from deployable sources alone.
+        .attrs holds the episode's totals, the sources read and the labels
+        they cannot tell apart (cannot_tell)."""
+        import pandas as pd
+
+        args = ["verdict", self.path, "--format", "json"]
+        if window:
+            args += ["--window", str(window)]
+        if deployable_only:
+            args.append("--deployable-only")
+        try:
+            out = json.loads(binary.run(args, "verdict").splitlines()[0])
+        except EpisodeError as e:
+            if e.status == binary.EX_UNAVAILABLE:
+                raise SourceUnavailableError("%s (%s)" % (e.message, self.path)) from None
+            raise
+        rows = [dict(t_mono_ns=w["t_mono_ns"], t_wall_ns=w["t_wall_ns"], interval_ns=w["interval_ns"],
+                     verdict=w["verdict"], **{"shares." + k: v for k, v in w["shares"].items()},
+                     evidence=w["evidence"]) for w in out["windows"]]
+        labels = ("cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "idle")
+        columns = (["t_mono_ns", "t_wall_ns", "interval_ns", "verdict"] + ["shares." + k for k in labels]
+                   + ["evidence"])
+        frame = pd.DataFrame(rows, columns=columns).astype(
+            {"t_mono_ns": "int64", "t_wall_ns": "int64", "interval_ns": "int64", "verdict": "string",
+             "evidence": "string", **{"shares." + k: "float64" for k in labels}}).set_index("t_mono_ns")
+        frame.attrs.update(totals=out["totals"], sources=out["sources"], cannot_tell=out["cannot_tell"],
+                           window_ns=out["window_ns"], deployable_only=out["deployable_only"])
+        return frame
+
     def report(self, path):
         """Writes the offline HTML report (`iopsample report`) to path; returns it."""
         binary.run(["report", self.path, "-o", os.fspath(path)], "report")

@@ -21,6 +21,11 @@ from IPython.display import Image, display
 from . import display as view
 from . import runner
 
+# the sources a magic runs unless told: profile()'s, and taskstats, which
+# the cell's verdict is made from (it says so, and the rest run, where it
+# cannot start)
+MAGIC_SOURCES = runner.DEFAULT_SOURCES + ("taskstats",)
+
 # the options that take a value, for telling a line magic's options from its statement
 _VALUED = ("--sources", "--interval", "--save")
 _FLAGS = ("--histogram", "--all")
@@ -65,7 +70,7 @@ class IopsMagics(Magics):
         return type(self.shell).__name__ != "TerminalInteractiveShell"
 
     @magic_arguments()
-    @argument("--sources", default=",".join(runner.DEFAULT_SOURCES),
+    @argument("--sources", default=",".join(MAGIC_SOURCES),
               help="the sources to run, comma-separated (default: %(default)s); one that cannot run here "
                    "says why and the rest run")
     @argument("--interval", default="10ms", help="every source's sampling interval (default: %(default)s)")
@@ -78,9 +83,10 @@ class IopsMagics(Magics):
     @line_cell_magic
     def iops(self, line, cell=None):
         """Runs the statement (%iops) or the cell (%%iops) with iopsample
-        attached to this process and shows iops-profiler's table (files
-        only, unless --all), what each source saw, and with --histogram the
-        two charts. Returns the Episode."""
+        attached to this process and shows the cell's verdict (where its
+        time went), iops-profiler's table (files only, unless --all), what
+        each source saw, and with --histogram the two charts. Returns the
+        Episode."""
         if cell is None:
             options, code = split_line(line)
             if not code:
@@ -106,11 +112,24 @@ class IopsMagics(Magics):
         self._show(ep, elapsed, args)
         return ep
 
+    @staticmethod
+    def _verdict(ep):
+        """The cell's verdict line: `iopsample verdict`'s, as Episode.verdict() gives it."""
+        from .errors import SourceUnavailableError
+
+        try:
+            v = ep.verdict()
+        except SourceUnavailableError as e:
+            return "Verdict: none (%s)" % e
+        return view.verdict_line(v.attrs["totals"], v.attrs["cannot_tell"])
+
     def _show(self, ep, elapsed, args):
         totals = ep.totals()
         table = view.iops_table(ep.manifest, totals, elapsed, args.everything)
         views = view.source_views(ep.manifest, totals)
-        display({"text/plain": view.text(table, views), "text/html": view.html_view(table, views)}, raw=True)
+        verdict = self._verdict(ep)
+        display({"text/plain": view.text(table, views, verdict), "text/html": view.html_view(table, views, verdict)},
+                raw=True)
         if not args.histogram:
             return
         hists = view.size_histograms(totals)
