@@ -297,7 +297,7 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 PYTHON_VERSION = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 PYTHON_MODULES := __init__ binary display episode errors frames magic runner
-SCHEMA_NAMES := envelope manifest compare proc_io syscall_io perf_event block_io diskstats \
+SCHEMA_NAMES := envelope manifest compare verdict proc_io syscall_io perf_event block_io diskstats \
 	taskstats cgroup gpu
 
 # Every file install writes, one a line: MODE FILE-IN-THE-TREE PATH (under

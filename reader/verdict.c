@@ -122,6 +122,8 @@ void verdict_decide(const struct verdict_in *in, struct verdict_out *out)
 	out->share[V_IDLE] = (1 - active / D) * rest;
 	out->share[V_GPU] = gpu;
 	out->share[V_GPU_COPY] = copy;
+	for (int l = 0; l < V_LABELS; l++) /* rounding's -1e-17 */
+		out->share[l] = out->share[l] < 0 ? 0 : out->share[l];
 
 	out->label = tie_order[0];
 	for (int i = 1; i < V_LABELS; i++)
@@ -322,6 +324,13 @@ void verdict_evidence(const struct verdict_in *in, const struct verdict_out *out
 		    pct(b, (h.self_wait + h.other_wait + h.quota_wait + h.disk + h.page_wait) / W));
 		break;
 	}
+	static const char *const delays[] = {"CPU", "block I/O", "swap-in", "reclaim", "thrashing",
+					     "compaction"};
+	for (unsigned d = 0; d < sizeof(delays) / sizeof(delays[0]); d++)
+		if (w.estimated & (1u << d))
+			put(&l, "; %s delay estimated from its waits counted (the kernel's accounting "
+				"faulted: taskstats' kernel_faults)",
+			    delays[d]);
 }
 
 /* ---- runs of windows and the whole episode -------------------------------------- */

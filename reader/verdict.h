@@ -42,6 +42,9 @@ struct verdict_in {
 	/* taskstats: the tree's threads, delays spread back to when they were
 	 * waited (verdict_spread) */
 	double run_ns, cpu_delay_ns, blkio_ns, swapin_ns, freepages_ns, thrashing_ns, compact_ns;
+	unsigned estimated; /* bit i: delay i (in the order above, cpu first) was nulled by
+			     * taskstats (the kernel's accounting faulted) and estimated from
+			     * its waits counted */
 	double read_bytes, write_bytes; /* from storage, caused by the tree */
 	double nthreads;                /* the most threads sampled */
 

@@ -49,9 +49,11 @@ static const struct {
 /* taskstats' leaves, in this order */
 static const char *const taskstats_leaves[] = {
 	"cpu_run_real_ns", "cpu_delay_ns", "blkio_delay_ns", "swapin_delay_ns", "freepages_delay_ns",
-	"thrashing_delay_ns", "compact_delay_ns", "read_bytes", "write_bytes", "nthreads",
+	"thrashing_delay_ns", "compact_delay_ns", "cpu_delay_count", "blkio_delay_count",
+	"swapin_delay_count", "freepages_delay_count", "thrashing_delay_count", "compact_delay_count",
+	"read_bytes", "write_bytes", "nthreads",
 };
-enum { T_RUN, T_DELAYS, T_READ = T_DELAYS + 6, T_WRITE, T_NTHREADS, T_COUNT };
+enum { T_RUN, T_DELAYS, T_COUNTS = T_DELAYS + 6, T_READ = T_COUNTS + 6, T_WRITE, T_NTHREADS, T_COUNT };
 /* the six delays taskstats charges as each wait ends: put back */
 enum { D_CPU, D_BLKIO, D_SWAPIN, D_FREEPAGES, D_THRASHING, D_COMPACT, D_COUNT };
 
@@ -439,8 +441,11 @@ static void fill_gpu(struct verdict_in *in, const struct vsource *s, size_t k)
 /* The manifest's say on a source the episode lacks, for "sources". */
 static json_t *missing_entry(const json_t *entry, const char *why)
 {
-	const char *error = json_string_value(json_object_get(entry, "error"));
-	return json_pack("{s:s, s:s?}", "status", why, "error", error);
+	json_t *o = json_pack("{s:s}", "status", why);
+	const json_t *error = json_object_get(entry, "error");
+	if (o && json_is_string(error))
+		json_object_set(o, "error", (json_t *)error);
+	return o;
 }
 
 /* What the sources missing leave the rules unable to tell apart. */
@@ -585,29 +590,96 @@ static int read_sources(struct verdict_episode *v, struct vsource *src)
 	return code;
 }
 
-/* taskstats' delays, put back over the windows they were waited in */
-static int spread_delays(const struct verdict_episode *v, const struct vsource *ts,
-			 double *spread[D_COUNT])
+/* How far around a window the tree's threads at work are counted, and a
+ * faulty delay's waits are measured: a second's worth of windows. */
+static size_t neighbourhood(const struct verdict_episode *v)
 {
-	size_t n = v->n;
-	double *delay = malloc((n + 1) * sizeof(*delay)), *room = malloc((n + 1) * sizeof(*room));
-	int r = delay && room ? 0 : -ENOMEM;
-	for (size_t k = 0; r == 0 && k < n; k++) {
-		double threads = at(ts, k, T_NTHREADS), run = at(ts, k, T_RUN);
-		double width = (double)(v->win[k].t_end - v->win[k].t_start);
-		room[k] = (isnan(threads) || threads < 1 ? 1 : threads) * width - (isnan(run) ? 0 : run);
+	int64_t h = v->window_ns > 0 ? (NS_PER_S + v->window_ns / 2) / v->window_ns : 1;
+	return h < 1 ? 1 : (size_t)h;
+}
+
+/* A delay the taskstats source nulled (a fault of the kernel's accounting,
+ * its kernel_faults) where the window's waits were still counted: the
+ * count times the mean wait of the known window around it (a second either
+ * way) whose count of waits is nearest its own, the same kind of waiting.
+ * The windows so estimated get bit d in estimated[k]. */
+static void estimate_faulty(const struct verdict_episode *v, double *delay, const double *count,
+			    unsigned d, unsigned *estimated)
+{
+	size_t n = v->n, h = neighbourhood(v);
+	for (size_t k = 0; k < n; k++) {
+		if (!isnan(delay[k]) || isnan(count[k]) || count[k] < 1)
+			continue;
+		double best = INFINITY, mean = NAN;
+		for (size_t j = k > h ? k - h : 0; j < n && j <= k + h; j++) {
+			if (j == k || isnan(delay[j]) || isnan(count[j]) || count[j] < 1 ||
+			    (estimated[j] & (1u << d)))
+				continue;
+			/* nearest in ratio, then in time */
+			double far = fabs(log(count[j] / count[k])) + 1e-9 * (double)(j > k ? j - k : k - j);
+			if (far < best) {
+				best = far;
+				mean = delay[j] / count[j];
+			}
+		}
+		if (!isnan(mean)) {
+			delay[k] = count[k] * mean;
+			estimated[k] |= 1u << d;
+		}
 	}
+}
+
+/* taskstats' delays, put back over the windows they were waited in.
+ * Each window's room is the threads at work around it (the mean, over a
+ * second, of their running and waiting time a window, rounded up, never
+ * more than it has) times its width, less their run time: the threads
+ * that sleep throughout take no wait back. */
+static int spread_delays(const struct verdict_episode *v, const struct vsource *ts,
+			 double *spread[D_COUNT], unsigned *estimated)
+{
+	size_t n = v->n, h = neighbourhood(v);
+	double *delay[D_COUNT] = {0}, *room = calloc(n + 1, sizeof(*room)), *busy = calloc(n + 1, sizeof(*busy));
+	int r = room && busy ? 0 : -ENOMEM;
 	for (int d = 0; r == 0 && d < D_COUNT; d++) {
-		if (!(spread[d] = malloc((n + 1) * sizeof(**spread)))) {
+		double *count = malloc((n + 1) * sizeof(*count));
+		if (!(delay[d] = malloc((n + 1) * sizeof(**delay))) || !count || !(spread[d] = malloc((n + 1) * sizeof(**spread)))) {
+			free(count);
 			r = -ENOMEM;
 			break;
 		}
-		for (size_t k = 0; k < n; k++)
-			delay[k] = at(ts, k, T_DELAYS + d);
-		r = verdict_spread(delay, room, n, spread[d]);
+		for (size_t k = 0; k < n; k++) {
+			delay[d][k] = at(ts, k, T_DELAYS + d);
+			count[k] = at(ts, k, T_COUNTS + d);
+		}
+		estimate_faulty(v, delay[d], count, (unsigned)d, estimated);
+		free(count);
 	}
-	free(delay);
+	for (size_t k = 0; r == 0 && k < n; k++) {
+		double run = at(ts, k, T_RUN);
+		busy[k] = isnan(run) ? 0 : run;
+		for (int d = 0; d < D_COUNT; d++)
+			busy[k] += isnan(delay[d][k]) ? 0 : delay[d][k];
+	}
+	for (size_t k = 0; r == 0 && k < n; k++) {
+		double sum = 0, width = 0;
+		for (size_t j = k > h ? k - h : 0; j < n && j <= k + h; j++) {
+			sum += busy[j];
+			width += (double)(v->win[j].t_end - v->win[j].t_start);
+		}
+		double threads = at(ts, k, T_NTHREADS), at_work = width > 0 ? ceil(sum / width - 0.05) : 1;
+		if (at_work < 1)
+			at_work = 1;
+		if (!isnan(threads) && threads >= 1 && at_work > threads)
+			at_work = threads;
+		double run = at(ts, k, T_RUN);
+		room[k] = at_work * (double)(v->win[k].t_end - v->win[k].t_start) - (isnan(run) ? 0 : run);
+	}
+	for (int d = 0; r == 0 && d < D_COUNT; d++)
+		r = verdict_spread(delay[d], room, n, spread[d]);
+	for (int d = 0; d < D_COUNT; d++)
+		free(delay[d]);
 	free(room);
+	free(busy);
 	return r;
 }
 
@@ -618,8 +690,13 @@ static int decide_windows(struct verdict_episode *v, struct vsource *src)
 	const struct vsource *dk = src[S_DISKSTATS].file ? &src[S_DISKSTATS] : NULL;
 	const struct vsource *gp = src[S_GPU].file ? &src[S_GPU] : NULL;
 	const struct vsource *bio = src[S_BLOCK_IO].file ? &src[S_BLOCK_IO] : NULL;
+	/* the windows of the sources that decide: the same whether the
+	 * evidence's sources (whose final rows may wait longer for I/O in
+	 * flight) are read or not */
 	int64_t end = 0;
 	for (int i = 0; i < S_COUNT; i++) {
+		if (i == S_DISKSTATS || i == S_BLOCK_IO)
+			continue;
 		v->n = src[i].nwin > v->n ? src[i].nwin : v->n;
 		end = src[i].end > end ? src[i].end : end;
 	}
@@ -632,7 +709,8 @@ static int decide_windows(struct verdict_episode *v, struct vsource *src)
 		v->win[k].t_end = k + 1 < v->n ? v->win[k].t_start + v->window_ns : end;
 	}
 	double *spread[D_COUNT] = {0};
-	int r = ts ? spread_delays(v, ts, spread) : 0;
+	unsigned *estimated = calloc(v->n + 1, sizeof(*estimated));
+	int r = !estimated ? -ENOMEM : ts ? spread_delays(v, ts, spread, estimated) : 0;
 	const json_t *cgm = json_object_get(json_object_get(v->manifest, "sources"), "cgroup");
 	const char *scope = json_string_value(json_object_get(cgm, "pressure_scope"));
 	bool psi = cg && scope && !strcmp(scope, "cgroup");
@@ -649,6 +727,7 @@ static int decide_windows(struct verdict_episode *v, struct vsource *src)
 					      &in->freepages_ns, &in->thrashing_ns, &in->compact_ns};
 			for (int i = 0; i < D_COUNT; i++)
 				*d[i] = spread[i][k];
+			in->estimated = estimated[k];
 			in->read_bytes = at(ts, k, T_READ);
 			in->write_bytes = at(ts, k, T_WRITE);
 			in->nthreads = at(ts, k, T_NTHREADS);
@@ -680,6 +759,7 @@ static int decide_windows(struct verdict_episode *v, struct vsource *src)
 	}
 	for (int d = 0; d < D_COUNT; d++)
 		free(spread[d]);
+	free(estimated);
 	if (r == 0)
 		r = note_cannot_tell(v, (const struct vsource *[S_COUNT]){ts, cg, dk, gp, bio}, psi);
 	return r;
@@ -793,11 +873,17 @@ int64_t verdict_window_wall(const struct verdict_episode *v, const struct verdic
 	return json_integer_value(json_object_get(v->manifest, "t_wall_start_ns")) + w->t_end;
 }
 
+/* A share to 6 decimals: the same number however a writer prints it. */
+static json_t *share_json(double share)
+{
+	return json_real(round(share * 1e6) / 1e6);
+}
+
 static json_t *shares_json(const double *share)
 {
 	json_t *o = json_object();
 	for (int l = 0; o && l < V_LABELS; l++)
-		json_object_set_new(o, verdict_label_names[l], json_real(share[l]));
+		json_object_set_new(o, verdict_label_names[l], share_json(share[l]));
 	return o;
 }
 
@@ -822,7 +908,7 @@ json_t *verdict_episode_json(const struct verdict_episode *v)
 	json_t *ns = json_object(), *share = json_object(), *count = json_object();
 	for (int l = 0; ns && share && count && l < V_LABELS; l++) {
 		json_object_set_new(ns, verdict_label_names[l], json_integer((json_int_t)llround(v->total_ns[l])));
-		json_object_set_new(share, verdict_label_names[l], json_real(time > 0 ? v->total_ns[l] / time : 0));
+		json_object_set_new(share, verdict_label_names[l], share_json(time > 0 ? v->total_ns[l] / time : 0));
 		json_object_set_new(count, verdict_label_names[l], json_integer((json_int_t)v->total_windows[l]));
 	}
 	return json_pack("{s:s, s:s, s:I, s:b, s:O, s:O, s:o, s:{s:s?, s:s, s:o, s:o, s:o}}",

@@ -59,7 +59,10 @@ rows_of() {
 	"$PY" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$EP/manifest.json" >"$WORK/manifest.rows"
 	# iopsample compare's JSON, as one
 	"$IOPSAMPLE" compare "$EP" --by-episode --format json -o "$WORK/compare.json" &&
-		"$PY" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$WORK/compare.json" >"$WORK/compare.rows"
+		"$PY" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$WORK/compare.json" >"$WORK/compare.rows" &&
+	# iopsample verdict's JSON: a line an episode, with and without the oracles
+		"$IOPSAMPLE" verdict "$EP" --format json -o "$WORK/verdict.rows" &&
+		"$IOPSAMPLE" verdict "$EP" --deployable-only --format json >>"$WORK/verdict.rows"
 }
 
 python_jsonschema() {
@@ -77,7 +80,7 @@ for path in sorted(glob.glob(os.path.join(work, "*.rows"))):
     expect(rows, "%s: no rows" % name)
     for r in rows:
         jsonschema.validate(r, schema)  # the stock call: no resolver, no registry
-    if name not in ("manifest", "compare"):
+    if name not in ("manifest", "compare", "verdict"):
         bad = dict(rows[0], seq=-1)  # the envelope's rule, not the source's
         try:
             jsonschema.validate(bad, schema)
@@ -86,7 +89,7 @@ for path in sorted(glob.glob(os.path.join(work, "*.rows"))):
             pass
     checked.append("%s %d" % (name, len(rows)))
 # every schema of schema/ but the envelope: each source's rows, the manifest,
-# compare's JSON
+# compare's and verdict's JSON
 want = len([f for f in os.listdir(schemas) if f.endswith(".schema.json")]) - 1
 expect(len(checked) == want, "checked %s, of %d schemas" % (checked, want))
 from importlib.metadata import version
@@ -108,17 +111,17 @@ const out = [];
 for (const f of fs.readdirSync(work).filter((f) => f.endsWith(".rows")).sort()) {
   const name = f.slice(0, -5);
   const ajv = new Ajv2020({allErrors: true, logger});
-  ajv.addVocabulary(["x-unit", "x-gauge", "x-cell", "x-histogram", "x-compare", "x-main"]);
+  ajv.addVocabulary(["x-unit", "x-gauge", "x-cell", "x-histogram", "x-compare", "x-main", "x-overview"]);
   const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(schemas, name + ".schema.json"), "utf8")));
   const rows = fs.readFileSync(path.join(work, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   for (const r of rows)
     if (!validate(r)) { console.log(name + ": " + JSON.stringify(validate.errors.slice(0, 2))); process.exit(1); }
-  if (name !== "manifest" && name !== "compare" && validate({...rows[0], seq: -1})) { console.log(name + ": seq -1 passed"); process.exit(1); }
+  if (name !== "manifest" && name !== "compare" && name !== "verdict" && validate({...rows[0], seq: -1})) { console.log(name + ": seq -1 passed"); process.exit(1); }
   out.push(name + " " + rows.length);
 }
 if (warned.length) { console.log("ajv warned: " + warned.slice(0, 3).join("; ")); process.exit(1); }
 // every schema of schema/ but the envelope: each source's rows, the manifest,
-// compare's JSON
+// compare's and verdict's JSON
 const want = fs.readdirSync(schemas).filter((f) => f.endsWith(".schema.json")).length - 1;
 if (out.length !== want) { console.log("checked " + out + " of " + want); process.exit(1); }
 console.log("ajv " + require("ajv/package.json").version + " (strict), offline: " + out.join(", "));
