@@ -38,13 +38,14 @@ DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 # a disk whose requests stay in flight, under a loop device), and what the
 # Python package's tests run: pytest, IPython, a Jupyter kernel (ipykernel)
 # that nbclient drives through docs/notebooks/quickstart.ipynb, matplotlib,
-# and venv (pip install ./python into a fresh one, offline), and make deb's
-# tools (the package built offline, lintian)
+# and venv (pip install ./python into a fresh one, offline), PyTorch (the
+# verdict's training loop on this CPU, tests/workloads/torch_phases.py), and
+# make deb's tools (the package built offline, lintian)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv $(DEB_TOOLS)
+	python3-venv python3-torch $(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -268,7 +269,7 @@ $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
-bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)/workloads/perfwork \
+bench: $(BUILD)/iopsample $(FIXTURE_LIBS) $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)/workloads/perfwork \
        $(BUILD)/workloads/blkwork $(BUILD)/workloads/iowork $(BUILD)/.test-deps
 	@tools/install-deps strace bpftrace
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
@@ -278,6 +279,7 @@ bench: $(BUILD)/iopsample $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)
 	/usr/bin/python3 bench/export.py $(BUILD)
 	/usr/bin/python3 bench/compare.py $(BUILD)
 	/usr/bin/python3 bench/report.py $(BUILD)
+	/usr/bin/python3 bench/verdict.py $(BUILD)
 	/usr/bin/python3 bench/scale.py $(BUILD)
 	/usr/bin/python3 bench/dask_export.py $(BUILD)
 	/usr/bin/python3 bench/python.py $(BUILD)
@@ -313,6 +315,7 @@ $(foreach n,$(SCHEMA_NAMES),644 schema/$(n).schema.json $(SHAREDIR)/schema/$(n).
 )644 config/examples/quickstart.yaml $(SHAREDIR)/examples/quickstart.yaml
 $(foreach f,README.md docs/data-model.md docs/at-scale.md docs/benchmarks.md,644 $(f) $(DOCDIR)/$(notdir $(f))
 )644 docs/images/report.png $(DOCDIR)/images/report.png
+644 docs/images/verdict-report.png $(DOCDIR)/images/verdict-report.png
 644 docs/recipes/dask_export.py $(DOCDIR)/recipes/dask_export.py
 644 docs/notebooks/quickstart.ipynb $(DOCDIR)/notebooks/quickstart.ipynb
 $(foreach m,$(PYTHON_MODULES),644 python/iopsample/$(m).py $(PYTHONDIR)/iopsample/$(m).py

@@ -7,7 +7,7 @@ _iopsample()
 	local cur prev cmd
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="run check probe events cat validate summary export compare report schema"
+	local commands="run check probe events cat validate summary export compare verdict report schema"
 	local sources="proc_io syscall_io perf_event block_io diskstats taskstats cgroup gpu"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -28,11 +28,13 @@ _iopsample()
 	--format)
 		if [ "$cmd" = compare ]; then
 			COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		elif [ "$cmd" = verdict ]; then
+			COMPREPLY=($(compgen -W "text json csv" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "csv jsonl" -- "$cur"))
 		fi
 		return ;;
-	--grid|--name|--set)
+	--grid|--window|--name|--set)
 		return ;;
 	--output-dir)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -44,6 +46,7 @@ _iopsample()
 		summary) opts="--raw" ;;
 		export) opts="-o --output --grid --format --deployable-only --oracle-only --sources --include-incomplete --episodes" ;;
 		compare) opts="-o --output --grid --pairs --by-episode --format" ;;
+		verdict) opts="-o --output --window --format --deployable-only" ;;
 		report) opts="-o --output" ;;
 		schema) opts="--columns --dialect" ;;
 		esac

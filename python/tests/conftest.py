@@ -49,9 +49,10 @@ def record(binary, directory, name, sources, target, output=None):
 
 @pytest.fixture(scope="session")
 def episodes(binary, workloads, tmp_path_factory):
-    """Three episodes of iowork: plain (proc_io), zstd (proc_io and
+    """Four episodes of iowork: plain (proc_io), zstd (proc_io and
     syscall_io, zstd files of several frames), several sources (proc_io, syscall_io at
-    another interval, perf_event)."""
+    another interval, perf_event), and judged (taskstats and cgroup, what the
+    verdict is made from)."""
     d = str(tmp_path_factory.mktemp("episodes"))
     iowork = [os.path.join(workloads, "iowork"), "--rounds", "12", "--pause-ms", "15", "--threads", "2",
               "--children", "1"]
@@ -65,4 +66,6 @@ def episodes(binary, workloads, tmp_path_factory):
                                                  "perf_event": {"interval": "20ms",
                                                                 "events": ["cycles", "page-faults", "task-clock"]}},
                           iowork),
+        "judged": record(binary, d, "judged", {"taskstats": {"interval": "20ms"}, "cgroup": {"interval": "20ms"},
+                                               "proc_io": {"interval": "20ms"}}, iowork),
     }

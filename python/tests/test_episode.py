@@ -147,6 +147,31 @@ def test_totals_and_report(binary, episodes, tmp_path):
 
 # ---- bad input ----------------------------------------------------------------
 
+def test_verdict_is_the_commands_json_window_for_window(binary, episodes):
+    out = subprocess.run([binary, "verdict", episodes["judged"], "--format", "json"], capture_output=True, text=True,
+                         check=True).stdout
+    v = json.loads(out)
+    f = iopsample.Episode(episodes["judged"]).verdict()
+    assert list(f.index) == [w["t_mono_ns"] for w in v["windows"]] and f.index.name == "t_mono_ns"
+    assert list(f.columns) == ["t_wall_ns", "interval_ns", "verdict"] + [
+        "shares." + k for k in ("cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "idle")] + ["evidence"]
+    for (t, row), w in zip(f.iterrows(), v["windows"]):
+        assert (row["t_wall_ns"], row["interval_ns"], row["verdict"], row["evidence"]) == (
+            w["t_wall_ns"], w["interval_ns"], w["verdict"], w["evidence"])
+        assert all(row["shares." + k] == s for k, s in w["shares"].items())
+    assert f.attrs["totals"] == v["totals"] and f.attrs["cannot_tell"] == v["cannot_tell"]
+    assert str(f["verdict"].dtype) == "string" and str(f["shares.cpu"].dtype) == "float64"
+    coarse = iopsample.Episode(episodes["judged"]).verdict(window="40ms", deployable_only=True)
+    assert coarse.attrs["window_ns"] == 40_000_000 and coarse.attrs["deployable_only"]
+
+
+def test_verdict_of_an_episode_without_its_sources_says_what_to_add(episodes):
+    with pytest.raises(iopsample.SourceUnavailableError, match="no taskstats or cgroup rows.*add it"):
+        iopsample.Episode(episodes["plain"]).verdict()
+    with pytest.raises(iopsample.EpisodeError, match="not a multiple"):
+        iopsample.Episode(episodes["judged"]).verdict(window="30ms")
+
+
 def test_no_such_directory(tmp_path):
     with pytest.raises(iopsample.EpisodeNotFoundError, match="no such episode directory"):
         iopsample.Episode(tmp_path / "nowhere")

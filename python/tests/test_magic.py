@@ -54,6 +54,12 @@ def test_cell_magic_table_is_what_the_cell_wrote(ip, tmp_path):
     ep = ip.user_ns["_"]  # the cell's value
     assert ep.status == "complete" and os.path.dirname(ep.path) == str(tmp_path / "kept")
     assert int(ep.frame("syscall_io")["by_kind.file.write_bytes"].sum()) == written
+    # the cell's verdict: the label with the most time over the episode, and its evidence
+    totals = ep.verdict().attrs["totals"]
+    line = re.search(r"^Verdict: (\w+), (\d+) % of the time.*?: (.*?)( \[\d+ limits?.*)?$", text, re.M)
+    assert line, text
+    assert line.group(1) == totals["verdict"] and int(line.group(2)) == round(100 * totals["share"][totals["verdict"]])
+    assert line.group(3) == totals["evidence"]
 
 
 def test_line_magic_all_and_histogram(ip, tmp_path, monkeypatch):

@@ -232,6 +232,11 @@ strip_drawn() {
 	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
 		--user-data-dir="$WORK/chromium" --virtual-time-budget=20000 --dump-dom "file://$WORK/strip.html" \
 		>"$WORK/strip.dom" 2>/dev/null || { echo "chromium: exit $?"; return 1; }
+	# the first screen, as docs/images/verdict-report.png shows it
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
+		--hide-scrollbars --user-data-dir="$WORK/chromium-shot" --window-size=1000,1000 \
+		--virtual-time-budget=20000 --screenshot="$BUILD/verdict-screenshot.png" "file://$WORK/strip.html" \
+		>/dev/null 2>&1
 	job_py <<PY
 import re
 dom = open("$WORK/strip.dom").read()

@@ -21,6 +21,16 @@ step ran. Checked against what the job did:
                 is at most 1 ms; the figure with the context's making (when
                 the driver holds NVML's calls) is shown beside it.
 
+Then tests/gpu/verdict_job.py under taskstats, cgroup, diskstats and gpu
+at 50 ms, and iopsample verdict of it (tests/e2e/lib/phases.py's rule,
+95 % of the windows wholly inside each phase):
+
+  verdict_train     a training loop on synthetic data on the GPU is gpu;
+  verdict_pageable  large host-to-device copies from pageable memory are
+                    gpu_copy;
+  verdict_loader    a DataLoader with one worker reading a cold dataset is
+                    disk or cpu (never gpu, gpu_copy or idle).
+
 Prints PASS/FAIL/SKIP lines for tests/run, and the figures measured; with
 GPU_CHECK_OUT set, writes them there as JSON too. Standard library only:
 the job runs under the python3 that has PyTorch (PYTHON)."""
@@ -171,6 +181,7 @@ def main():
           "the sampler used %.1f us of CPU a tick over the job's %d ticks of work (want at most 1000)"
           % (per_tick / 1e3, ticks))
 
+    verdict_checks(work)
     print("    figures: " + json.dumps(figures))
     out = os.environ.get("GPU_CHECK_OUT")
     if out:  # the figures, the episode's rows and manifest, the job's marks
@@ -180,6 +191,39 @@ def main():
         for name in ("gpu.jsonl", "manifest.json", "proc_io.jsonl"):
             subprocess.run(["cp", os.path.join(ep, name), out])
         subprocess.run(["cp", marks, out])
+
+
+def verdict_checks(work):
+    sys.path.insert(0, os.path.join(HERE, "..", "e2e", "lib"))
+    import phases
+
+    data = os.path.join(work, "data")
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(work, "verdict.yaml"), "w") as f:
+        json.dump({"episode": {"name": "verdict", "output_dir": work},
+                   "target": {"command": [sys.executable, os.path.join(HERE, "verdict_job.py"), "3", data],
+                              "stdout": "file"},
+                   "sources": {"gpu": {"interval": "50ms", "devices": [0]}, "taskstats": {"interval": "50ms"},
+                               "cgroup": {"interval": "50ms"}, "diskstats": {"interval": "50ms"}}}, f)
+    rc = subprocess.run([IOPS, "run", os.path.join(work, "verdict.yaml"), "--quiet"]).returncode
+    ep = os.path.join(work, "verdict")
+    if rc != 0:
+        check("verdict_train", False, "iopsample run exited %d" % rc)
+        return
+    v = phases.verdict(IOPS, ep)
+    ph = phases.phases(ep)
+    figures["verdict"] = {}
+    for name, want in (("train", {"gpu"}), ("pageable", {"gpu_copy"}), ("loader", {"disk", "cpu"})):
+        p = [x for x in ph if x[0] == name][0]
+        ws = phases.inside(v, p[1], p[2])
+        right = [w for w in ws if w["verdict"] in want]
+        figures["verdict"][name] = {"windows": len(ws), "right": len(right), "labels": sorted(
+            {w["verdict"] for w in ws}), "evidence": ws[len(ws) // 2]["evidence"] if ws else None}
+        if name == "pageable":
+            figures["verdict"][name]["bytes_per_s"] = p[3]["bytes"] / ((p[2] - p[1]) / 1e9)
+        check("verdict_" + name, ws and len(right) >= phases.SHARE * len(ws),
+              "%d of %d windows %s: %s" % (len(right), len(ws), "/".join(sorted(want)),
+                                           [(w["verdict"], w["evidence"][:80]) for w in ws if w not in right][:3]))
 
 
 if __name__ == "__main__":

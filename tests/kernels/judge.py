@@ -6,7 +6,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, metawork, patwork, throttled, controllers, nulls; METAWORK_STRACE
+fio-io_uring, metawork, patwork, throttled, controllers, verdict, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
 calls). Prints what it compared, or exits non-zero with what differs.
 
@@ -254,6 +254,23 @@ def reason_for(src, m, field):
     return why
 
 
+def check_verdict():
+    """The host's iopsample verdict of the guest's phasework: computing is
+    cpu, the working set over its memory.max with swap is memory, on
+    cgroup v2 (its pressure read as the cgroup's own)."""
+    import phases
+    ep = episode("verdict")
+    expect(ep.manifest["sources"]["cgroup"].get("pressure_scope") == "cgroup",
+           "cgroup's pressure: %s" % ep.manifest["sources"]["cgroup"].get("pressure_scope"))
+    v = phases.verdict(os.environ["IOPSAMPLE"], ep.dir)
+    ph = phases.phases(ep.dir)
+    said = phases.judge(v, ph, {"cpu": "cpu", "anon": "memory"}, release)
+    anon = [p for p in ph if p[0] == "anon"][0]
+    ev = [w["evidence"] for w in phases.inside(v, anon[1], anon[2]) if w["verdict"] == "memory"]
+    expect(all("PSI memory some" in e for e in ev), "memory's evidence: %s" % ev[:1])
+    return said
+
+
 def check_nulls():
     said = []
     for d in sorted(glob.glob(os.path.join(out, "episodes", "*"))):
@@ -276,5 +293,5 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
-          "throttled": check_throttled, "controllers": check_controllers}
+          "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict}
 print(checks[what]())
