@@ -167,7 +167,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *format = NULL, *why;
+	const char *format = NULL, *why = NULL;
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;

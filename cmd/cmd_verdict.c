@@ -50,7 +50,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	opterr = 0;
 	optind = 1;
 	int c;
-	const char *why;
+	const char *why = NULL;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_WINDOW:

@@ -71,12 +71,13 @@ static void host_time(const struct verdict_in *in, struct host_time *h)
 	if (isnan(in->swapin_ns) && isnan(in->thrashing_ns) && isnan(in->freepages_ns))
 		thr = nz(in->memory_some_ns);
 
-	/* A swap-in's or a thrashing page's wait for the device is a block
-	 * I/O wait too: the kernel counts it in both. */
-	h->page_wait = min2(blk, max2(swp, thr));
-	h->disk = blk - h->page_wait;
-	/* reclaim, compaction and a swap-in's own work run on the CPU */
-	h->page_cpu = fp + cmp + max2(0, swp - h->page_wait);
+	/* Waiting for pages to come back: a swap-in, a thrashing page. Since
+	 * Linux 5.14 the kernel counts its wait for the device as block I/O
+	 * too (5.10 does not), so block I/O is disk only past it. */
+	h->page_wait = max2(swp, thr);
+	h->disk = blk - min2(blk, h->page_wait);
+	/* reclaim and compaction run on the CPU */
+	h->page_cpu = fp + cmp;
 	double kernel = h->page_cpu;
 	if (h->page_wait + h->page_cpu >= PAGING_MIN * W && !isnan(in->system_ns))
 		kernel = max2(kernel, in->system_ns);

@@ -630,10 +630,11 @@ static void estimate_faulty(const struct verdict_episode *v, double *delay, cons
 }
 
 /* taskstats' delays, put back over the windows they were waited in.
- * Each window's room is the threads at work around it (the mean, over a
- * second, of their running and waiting time a window, rounded up, never
- * more than it has) times its width, less their run time: the threads
- * that sleep throughout take no wait back. */
+ * Each window's room is the threads at work around it (the mean of their
+ * running and waiting time a window over the second before it or the
+ * second after, the larger, rounded up, never more than it has) times its
+ * width, less their run time: the threads that sleep throughout take no
+ * wait back. */
 static int spread_delays(const struct verdict_episode *v, const struct vsource *ts,
 			 double *spread[D_COUNT], unsigned *estimated)
 {
@@ -661,12 +662,20 @@ static int spread_delays(const struct verdict_episode *v, const struct vsource *
 			busy[k] += isnan(delay[d][k]) ? 0 : delay[d][k];
 	}
 	for (size_t k = 0; r == 0 && k < n; k++) {
-		double sum = 0, width = 0;
-		for (size_t j = k > h ? k - h : 0; j < n && j <= k + h; j++) {
-			sum += busy[j];
-			width += (double)(v->win[j].t_end - v->win[j].t_start);
+		/* the busier of the second before and the second after: a window
+		 * where the tree starts working harder keeps room for it */
+		double side[2] = {0, 0};
+		for (int after = 0; after < 2; after++) {
+			double sum = 0, width = 0;
+			size_t from = after ? k : k > h ? k - h : 0, to = after ? (k + h < n ? k + h : n - 1) : k;
+			for (size_t j = from; j <= to; j++) {
+				sum += busy[j];
+				width += (double)(v->win[j].t_end - v->win[j].t_start);
+			}
+			side[after] = width > 0 ? sum / width : 0;
 		}
-		double threads = at(ts, k, T_NTHREADS), at_work = width > 0 ? ceil(sum / width - 0.05) : 1;
+		double threads = at(ts, k, T_NTHREADS);
+		double at_work = ceil((side[0] > side[1] ? side[0] : side[1]) - 0.05);
 		if (at_work < 1)
 			at_work = 1;
 		if (!isnan(threads) && threads >= 1 && at_work > threads)

@@ -89,7 +89,7 @@ dom = open(dom).read()
 caps = [(k.split()[0], c) for k, c in re.findall(r'<figure class="chart ([\w ]+)"[^>]*><figcaption>(.*?)</figcaption>', dom)]
 body = re.search(r"<body([^>]*)>", dom).group(1)
 expect('data-charts="%d"' % len(caps) in body, "data-charts %s, %d figures" % (body, len(caps)))
-drawn = dom.count('class="uplot') + dom.count('class="heatmap"')
+drawn = dom.count('class="uplot') + dom.count('class="heatmap"') + dom.count('class="verdict-strip"')
 expect(drawn == len(caps), "%d figures, %d drawn" % (len(caps), drawn))
 m = json.load(open(ep_dir + "/manifest.json"))
 want = 0
@@ -129,7 +129,16 @@ cmp = json.loads(subprocess.run([iops, "compare", ep_dir, "--format", "json"], c
 scat = re.findall(r'<figure class="chart scatter" data-cells="(\d+)"><figcaption>(.*?)</figcaption>', dom)
 want_scat = [(str(p["cells"]), "%s against %s" % (p["deployable"], p["oracle"])) for p in cmp["pairs"] if p["cells"]]
 expect(scat == want_scat and scat, "scatters %s, compare's pairs %s" % (scat, want_scat))
-expect(len(caps) == want + len(over) + len(scat), "%d figures, %d accounted for" % (len(caps), want + len(over) + len(scat)))
+# the overview: the verdict's strip, and the read and write throughput of
+# proc_io (the first source the schemas mark x-overview)
+overview = [c for k, c in caps if k == "strip" or c.startswith("Read and write throughput")]
+expect(len(overview) == 2 and "Read and write throughput (proc_io.rchar, proc_io.wchar)" in overview,
+       "overview %s" % overview)
+tp = re.search(r'<figure class="chart lines throughput"[^>]*data-totals="\[(\d+),(\d+)\]"', dom)
+expect(tp and (int(tp.group(1)), int(tp.group(2))) == (sums["proc_io.rchar"], sums["proc_io.wchar"]),
+       "the throughput's totals %s, rows %d %d" % (tp and tp.groups(), sums["proc_io.rchar"], sums["proc_io.wchar"]))
+expect(len(caps) == want + len(over) + len(scat) + len(overview),
+       "%d figures, %d accounted for" % (len(caps), want + len(over) + len(scat) + len(overview)))
 expect(re.search(r"totals: proc_io\.wchar .*?difference", dom), "the overlay does not state the totals")
 expect("suite=report" in dom, "the labels are not in the header")
 null_events = [e for e in m["sources"]["perf_event"]["events"] if e["counted"] is False]

@@ -107,6 +107,14 @@ PY
 
 names_each_phase() {
 	job_py <<'PY'
+# the confusion matrix of the windows wholly inside each phase (docs/benchmarks.md)
+LABELS = ["cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "idle"]
+print("confusion (deployable alone): phase | " + " ".join(LABELS))
+for i, (name, start, end, _) in enumerate(ph):
+    if name in EXPECTED:
+        got = [w["verdict"] for w in inside(d, start, end)]
+        print("  %s%s (%s) | %s" % (name, "-throttled" if name == "dread" and i > 4 else "", EXPECTED[name],
+                                    " ".join(str(got.count(l)) for l in LABELS)))
 print(judge(d, ph, EXPECTED, "deployable sources alone"))
 print(judge(v, ph, EXPECTED, "with block_io, an oracle"))
 expect([w["verdict"] for w in v["windows"]] == [w["verdict"] for w in d["windows"]],
@@ -359,3 +367,30 @@ EOY
 	"$IOPSAMPLE" verdict "$WORK/episodes/none" --window 0s 2>&1 | grep -q -- '--window 0s' || return 1
 }
 check verdict_refuses_an_episode_it_cannot_judge no_verdict
+
+# A file cut inside a row: refused in a complete episode (65, naming the
+# file), judged to the cut in one whose iopsample was killed (running)
+damaged() {
+	[ $SETUP_RC -eq 0 ] || { echo "setup: $SETUP_OUT"; return 1; }
+	local cut=$WORK/cut rc
+	cp -r "$JOB" "$cut" && truncate -s -40 "$cut/taskstats.jsonl" || return 1
+	"$IOPSAMPLE" verdict "$cut" --format json >"$WORK/cut.json" 2>"$WORK/cut.err"
+	rc=$?
+	[ $rc -eq 65 ] && grep -q "taskstats.jsonl" "$WORK/cut.err" && [ ! -s "$WORK/cut.json" ] ||
+		{ echo "complete, cut: exit $rc: $(cat "$WORK/cut.err")"; return 1; }
+	sed -i 's/"status": *"complete"/"status": "running"/' "$cut/manifest.json"
+	"$IOPSAMPLE" verdict "$cut" --format json >"$WORK/cut.json" 2>"$WORK/cut.err" ||
+		{ echo "running, cut: exit $?: $(cat "$WORK/cut.err")"; return 1; }
+	"$PY" - "$WORK/cut.json" "$JOB/taskstats.jsonl" <<'PY'
+import json, sys
+from epi import expect
+v = json.loads(open(sys.argv[1]).read())
+rows = open(sys.argv[2]).read().splitlines()
+expect(v["status"] == "running", "status %s" % v["status"])
+# every whole row but the cut last one: its windows, the last ending where
+# the last whole row (cgroup's rows go on to the end)
+expect(len(v["windows"]) >= len(rows) - 1, "%d windows of %d rows" % (len(v["windows"]), len(rows)))
+print("a running episode cut inside its last taskstats row: %d windows" % len(v["windows"]))
+PY
+}
+check verdict_refuses_a_damaged_file_and_judges_a_killed_episode_to_its_cut damaged
