@@ -223,7 +223,7 @@ static int learn_rules(struct vsource *s, const char *text, size_t len, struct c
 		present[l] = false;
 		for (size_t i = 0; i < shape.n; i++)
 			if (!strcmp(shape.name[i], s->leaf[l])) {
-				rule[l].rule = shape.leaf[i].rule == CELL_RATIO ? CELL_MEAN : shape.leaf[i].rule;
+				rule[l].rule = shape.leaf[i].rule; /* none of the leaves read is a ratio */
 				present[l] = true;
 			}
 	}
