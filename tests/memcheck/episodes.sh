@@ -91,10 +91,17 @@ syscall_io_ebpf() {
 # taskstats: netlink, its reader thread and the task_delayacct guardian
 taskstats() {
 	episode ts "{proc_io: {interval: 10ms}, taskstats: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+	# the verdict of it: its sources read in threads, rows picked, windows
+	memcheck verdict "$WORK/episodes/ts" --format json -o "$WORK/ts.verdict" || { echo "verdict: exit $?"; return 1; }
+	memcheck verdict "$WORK/episodes/ts" --window 30ms >/dev/null || { echo "verdict --window: exit $?"; return 1; }
 	quiet_logs || return 1
-	episode_py "$WORK/episodes/ts" <<'PY'
+	episode_py "$WORK/episodes/ts" "$WORK/ts.verdict" <<'PY'
+import json
 from epi import expect
 expect(ep.manifest["status"] == "complete", "status")
+v = json.loads(open(sys.argv[2]).read())
+expect(v["windows"] and v["windows"][-1]["t_mono_ns"] == ep.rows["taskstats"][-1]["t_mono_ns"],
+       "verdict: the windows end at %s, the rows at %d" % (v["windows"][-1:], ep.rows["taskstats"][-1]["t_mono_ns"]))
 # Under memcheck the sampler is slow, and a process of the workload is
 # often scanned as a zombie after its exit record: the race that counted a
 # process's whole history twice before the tree counted lifetimes (issue
@@ -171,6 +178,8 @@ zstd_and_commands() {
 	[ "$rows" -eq "$(zstd -dc "$WORK/episodes/z/proc_io.jsonl.zst" | wc -l)" ] || { echo "cat: $rows rows"; return 1; }
 	memcheck validate "$WORK/episodes/z" >/dev/null || { echo "validate: exit $?"; return 1; }
 	memcheck summary "$WORK/episodes/z" | grep -q "wchar" || { echo "summary"; return 1; }
+	memcheck verdict "$WORK/episodes/z" 2>/dev/null
+	[ $? -eq 69 ] || { echo "verdict of an episode without taskstats or cgroup: exit $?"; return 1; }
 	memcheck check "$TESTS/fixtures/configs/good/every-key.yaml" >/dev/null || { echo "check: exit $?"; return 1; }
 	memcheck check "$TESTS/fixtures/configs/bad/alias-loop.yaml" 2>/dev/null
 	[ $? -eq 78 ] || { echo "check of a bad config: exit $?"; return 1; }
