@@ -446,29 +446,14 @@ static void print_verdict(const struct jschema_set *schemas, const char *dir)
 	}
 	if (n > MAX_RUNS)
 		printf("  ... %zu more runs of windows\n", n - MAX_RUNS);
-	double time = 0;
-	for (int l = 0; l < V_LABELS; l++)
-		time += v.total_ns[l];
-	printf("  over the episode:");
-	const char *sep = " ";
-	for (int l = 0; l < V_LABELS; l++) {
-		if (v.total_ns[l] < 0.005 * time)
-			continue;
-		char d[32];
-		duration_human((int64_t)llround(v.total_ns[l]), d, sizeof(d));
-		printf("%s%s %.0f %% (%s)", sep, verdict_label_names[l], 100 * v.total_ns[l] / time, d);
-		sep = ", ";
-	}
-	printf("\n");
+	char text[1024];
+	verdict_totals_text(&v, text, sizeof(text));
+	printf("  over the episode: %s\n", text);
 	size_t i;
 	const json_t *c;
 	json_array_foreach(v.cannot_tell, i, c) {
-		printf("  cannot tell apart:");
-		size_t j;
-		const json_t *l;
-		json_array_foreach(json_object_get(c, "labels"), j, l)
-			printf("%s %s", j ? "," : "", json_string_value(l));
-		printf(" (%s)\n", json_string_value(json_object_get(c, "why")));
+		verdict_cannot_tell_text(c, text, sizeof(text));
+		printf("  cannot tell apart: %s\n", text);
 	}
 	free(runs);
 	verdict_episode_free(&v);

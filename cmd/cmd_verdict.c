@@ -118,15 +118,12 @@ static void print_text(FILE *f, const struct verdict_episode *v)
 		fprintf(f, "  %s: %s%s%s\n", name, json_string_value(json_object_get(s, "status")),
 			json_object_get(s, "role") ? ": " : "",
 			json_string_value(json_object_get(s, "role")) ?: "");
+	char text[1024];
 	size_t i;
 	const json_t *c;
 	json_array_foreach(v->cannot_tell, i, c) {
-		fprintf(f, "  cannot tell apart:");
-		size_t j;
-		const json_t *l;
-		json_array_foreach(json_object_get(c, "labels"), j, l)
-			fprintf(f, "%s %s", j ? "," : "", json_string_value(l));
-		fprintf(f, " (%s)\n", json_string_value(json_object_get(c, "why")));
+		verdict_cannot_tell_text(c, text, sizeof(text));
+		fprintf(f, "  cannot tell apart: %s\n", text);
 	}
 	if (!v->n) {
 		fprintf(f, "  no rows: no verdict\n");
@@ -144,16 +141,8 @@ static void print_text(FILE *f, const struct verdict_episode *v)
 		put_shares(f, w->out.share);
 		fprintf(f, "  %s\n", w->out.evidence);
 	}
-	double time = 0;
-	for (int l = 0; l < V_LABELS; l++)
-		time += v->total_ns[l];
-	fprintf(f, "  over the episode:");
-	for (int l = 0; l < V_LABELS; l++)
-		if (v->total_ns[l] >= 0.005 * time) {
-			char d[32];
-			duration_human((int64_t)llround(v->total_ns[l]), d, sizeof(d));
-			fprintf(f, " %s %.0f %% (%s)", verdict_label_names[l], 100 * v->total_ns[l] / time, d);
-		}
+	verdict_totals_text(v, text, sizeof(text));
+	fprintf(f, "  over the episode: %s", text);
 	fprintf(f, "\n  mostly %s: %s\n", verdict_label_names[v->label], v->evidence);
 }
 

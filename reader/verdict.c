@@ -383,8 +383,8 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
 	double wa = a->window_ns, wb = b->window_ns;
 	for (size_t i = 0; i < sizeof(summed) / sizeof(summed[0]); i++)
 		add_sum(AT(a, summed[i]), *AT(b, summed[i]));
-	/* the busiest device of the run: the one busiest in the most recent
-	 * window that named one */
+	/* the device named: the last window's that named one (its figures are
+	 * the run's mean and sums) */
 	if (b->disk)
 		a->disk = b->disk;
 	for (size_t i = 0; i < sizeof(averaged) / sizeof(averaged[0]); i++)

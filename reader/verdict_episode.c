@@ -882,6 +882,37 @@ int64_t verdict_window_wall(const struct verdict_episode *v, const struct verdic
 	return json_integer_value(json_object_get(v->manifest, "t_wall_start_ns")) + w->t_end;
 }
 
+void verdict_totals_text(const struct verdict_episode *v, char *buf, size_t len)
+{
+	double time = 0;
+	size_t n = 0;
+	for (int l = 0; l < V_LABELS; l++)
+		time += v->total_ns[l];
+	buf[0] = 0;
+	for (int l = 0; l < V_LABELS && n < len; l++) {
+		if (!(v->total_ns[l] >= 0.005 * time) || time <= 0)
+			continue;
+		char d[32];
+		duration_human((int64_t)llround(v->total_ns[l]), d, sizeof(d));
+		int r = snprintf(buf + n, len - n, "%s%s %.0f %% (%s)", n ? ", " : "", verdict_label_names[l],
+				 100 * v->total_ns[l] / time, d);
+		n = r < 0 ? len : n + (size_t)r;
+	}
+}
+
+void verdict_cannot_tell_text(const json_t *entry, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	const json_t *l;
+	buf[0] = 0;
+	json_array_foreach(json_object_get(entry, "labels"), i, l) {
+		int r = n < len ? snprintf(buf + n, len - n, "%s%s", i ? ", " : "", json_string_value(l)) : 0;
+		n = r < 0 ? len : n + (size_t)r;
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, " (%s)", json_string_value(json_object_get(entry, "why")));
+}
+
 /* A share to 6 decimals: the same number however a writer prints it. */
 static json_t *share_json(double share)
 {

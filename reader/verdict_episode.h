@@ -75,6 +75,12 @@ int verdict_episode_runs(const struct verdict_episode *v, struct verdict_run **r
 /* The wall-clock time at a window's end: t_wall_start_ns + t_end. */
 int64_t verdict_window_wall(const struct verdict_episode *v, const struct verdict_window *w);
 
+/* For a person, as the verdict's text and summary print them: the time by
+ * label over the episode, those above 0.5 % ("cpu 40 % (2.00 s), idle 20 %
+ * (1.00 s)"); one entry of cannot_tell ("gpu, gpu_copy (without ...)"). */
+void verdict_totals_text(const struct verdict_episode *v, char *buf, size_t len);
+void verdict_cannot_tell_text(const json_t *entry, char *buf, size_t len);
+
 /* `iopsample verdict --format json` of the episode; NULL when out of memory. */
 json_t *verdict_episode_json(const struct verdict_episode *v);
 
