@@ -692,6 +692,26 @@ static int spread_delays(const struct verdict_episode *v, const struct vsource *
 	return r;
 }
 
+/* The cgroup's CPU time in the kernel in window k. The kernel splits a
+ * task's time between user and system by the timer ticks that find it in
+ * either (a few dozen a window at 100 ms), so a window's own split is
+ * noisy: its CPU time is taken at the kernel's share of the cgroup's CPU
+ * time over the second around it. */
+static double kernel_time(const struct verdict_episode *v, const struct vsource *cg, size_t k)
+{
+	size_t h = neighbourhood(v);
+	double system = 0, usage = 0;
+	for (size_t j = k > h ? k - h : 0; j < v->n && j <= k + h; j++) {
+		double s = at(cg, j, C_SYSTEM), u = at(cg, j, C_USAGE);
+		if (!isnan(s) && !isnan(u)) {
+			system += s;
+			usage += u;
+		}
+	}
+	double mine = at(cg, k, C_USAGE);
+	return usage > 0 && !isnan(mine) ? mine * system / usage : at(cg, k, C_SYSTEM);
+}
+
 static int decide_windows(struct verdict_episode *v, struct vsource *src)
 {
 	const struct vsource *ts = src[S_TASKSTATS].file ? &src[S_TASKSTATS] : NULL;
@@ -744,7 +764,7 @@ static int decide_windows(struct verdict_episode *v, struct vsource *src)
 			in->run_ns = at(cg, k, C_USAGE);
 		}
 		if (cg) {
-			in->system_ns = at(cg, k, C_SYSTEM);
+			in->system_ns = kernel_time(v, cg, k);
 			in->throttled_ns = at(cg, k, C_THROTTLED);
 			in->memory_bytes = at(cg, k, C_MEMORY);
 			in->majfaults = at(cg, k, C_MAJFAULT);
