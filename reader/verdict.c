@@ -26,9 +26,13 @@ const char *const verdict_label_names[V_LABELS] = {
  * copying busy: a pageable copy, staged by the host, moves less than the
  * link can (a pinned one on an H100 nears 4/5 of its 64 GB/s). */
 #define COPY_BUSY_OF_LINK (1.0 / 8)
-/* A disk wait while the busiest device is less busy than this: something
- * holds the requests before the device (an I/O limit). */
-#define HELD_BEFORE_DEVICE_PCT 30.0
+/* A disk wait while the busiest device is busy less than this share of
+ * the time the tree waited (at most the whole window): something holds the
+ * requests before the device (an I/O limit). A throttled loop device
+ * showed 0 to 36 % busy while its reader waited all the time; a device
+ * that serves the tree is busy most of the time it waits (vda: 84 to
+ * 100 %). */
+#define HELD_BEFORE_DEVICE 0.5
 /* Figures below this share of the window are left out of the evidence. */
 #define MENTION 0.05
 
@@ -187,7 +191,8 @@ static void disk_evidence(struct line *l, const struct verdict_in *in, const str
 	if (!isnan(in->read_bytes))
 		put(l, ": %s read, %s written from storage", bytes(b, in->read_bytes, ""),
 		    bytes(c, nz(in->write_bytes), ""));
-	if (in->disk && !isnan(in->disk_util) && in->disk_util < HELD_BEFORE_DEVICE_PCT) {
+	if (in->disk && !isnan(in->disk_util) &&
+	    in->disk_util < 100 * HELD_BEFORE_DEVICE * min2(1, h->disk / W)) {
 		put(l, "; no watched device is busy (%s %s): a limit (io.max, blkio throttle) holds the "
 		       "requests before the device",
 		    in->disk, pct(a, in->disk_util / 100));
@@ -419,25 +424,25 @@ static long with_room(long *left, const double *room, long j)
 	return j;
 }
 
-int verdict_spread(const double *delay, const double *room_in, size_t n, double *out)
+int verdict_spread(const double *delay, double *room, const double *end, size_t n, double *out)
 {
-	double *room = malloc((n + 1) * sizeof(*room));
 	long *left = malloc((n + 1) * sizeof(*left));
-	if (!room || !left) {
-		free(room);
-		free(left);
+	if (!left)
 		return -ENOMEM;
-	}
 	for (size_t k = 0; k < n; k++) {
 		out[k] = isnan(delay[k]) ? NAN : 0;
-		room[k] = isnan(room_in[k]) || isnan(delay[k]) ? 0 : room_in[k];
+		if (isnan(room[k]) || isnan(delay[k]) || room[k] < 0)
+			room[k] = 0;
 		left[k] = (long)k - 1;
 	}
 	for (size_t k = 0; k < n; k++) {
 		double d = delay[k];
 		if (isnan(d) || d <= 0)
 			continue;
-		for (long j = with_room(left, room, (long)k); d > 0 && j >= 0; j = with_room(left, room, j - 1)) {
+		/* no wait charged here began before its end less all it was charged */
+		double earliest = end[k] - d;
+		for (long j = with_room(left, room, (long)k); d > 0 && j >= 0 && end[j] > earliest;
+		     j = with_room(left, room, j - 1)) {
 			double take = d < room[j] ? d : room[j];
 			out[j] += take;
 			room[j] -= take;
@@ -446,7 +451,6 @@ int verdict_spread(const double *delay, const double *room_in, size_t n, double 
 		if (d > 0) /* more than there was room for: where it was charged */
 			out[k] += d;
 	}
-	free(room);
 	free(left);
 	return 0;
 }

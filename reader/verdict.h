@@ -92,13 +92,15 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b);
 
 /* A delay charged when each wait ends, put back over the time it was
  * waited. delay[k] is what window k's waits were charged; room[k] the time
- * its threads had neither run nor already been given a wait (their number
- * times the window, less their run time). Each window's charge fills its
- * own room, then the room of the windows before it, latest first: a wait
- * ends where it is charged and began as far before as it lasted, and one
+ * its threads had neither run nor been given another wait; end[k] when it
+ * ends (window k is (end[k - 1], end[k]]). Each window's charge fills its
+ * own room, then the room of the windows before it, latest first, back to
+ * its end less the charge: a wait ends where it is charged and began as
+ * far before as it lasted (no further than all it was charged), and one
  * thread cannot wait twice at once. What finds no room stays where it was
- * charged. out[k] (n of them) gets the result, the total kept; a NAN delay
- * stays NAN and takes nothing. 0 or -ENOMEM. */
-int verdict_spread(const double *delay, const double *room, size_t n, double *out);
+ * charged. out[k] (n of them) gets the result, the
+ * total kept; room[] is left with what no wait took (for the next kind of
+ * wait); a NAN delay stays NAN and takes nothing. 0 or -ENOMEM. */
+int verdict_spread(const double *delay, double *room, const double *end, size_t n, double *out);
 
 #endif

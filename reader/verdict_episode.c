@@ -600,28 +600,49 @@ static size_t neighbourhood(const struct verdict_episode *v)
 
 /* A delay the taskstats source nulled (a fault of the kernel's accounting,
  * its kernel_faults) where the window's waits were still counted: the
- * count times the mean wait of the known window around it (a second either
- * way) whose count of waits is nearest its own, the same kind of waiting.
- * The windows so estimated get bit d in estimated[k]. */
+ * count times the mean wait of the same kind of waiting, known: the
+ * nearest window, within ten seconds, whose count is within a factor of
+ * 1.5 of its own (the closer of two as near), else, within a second, the
+ * one whose count is nearest. The
+ * windows so estimated get bit d in estimated[k]. (Seen here: forked
+ * workers waiting on the disk had every other row's block I/O delay
+ * nulled.) */
+#define MATCHING_COUNTS 1.5
+
+static bool known(const double *delay, const double *count, const unsigned *estimated, unsigned d,
+		  size_t j)
+{
+	return !isnan(delay[j]) && !isnan(count[j]) && count[j] >= 1 && !(estimated[j] & (1u << d));
+}
+
 static void estimate_faulty(const struct verdict_episode *v, double *delay, const double *count,
 			    unsigned d, unsigned *estimated)
 {
-	size_t n = v->n, h = neighbourhood(v);
+	size_t n = v->n, h = neighbourhood(v), far = 10 * h;
 	for (size_t k = 0; k < n; k++) {
 		if (!isnan(delay[k]) || isnan(count[k]) || count[k] < 1)
 			continue;
-		double best = INFINITY, mean = NAN;
-		for (size_t j = k > h ? k - h : 0; j < n && j <= k + h; j++) {
-			if (j == k || isnan(delay[j]) || isnan(count[j]) || count[j] < 1 ||
-			    (estimated[j] & (1u << d)))
-				continue;
-			/* nearest in ratio, then in time */
-			double far = fabs(log(count[j] / count[k])) + 1e-9 * (double)(j > k ? j - k : k - j);
-			if (far < best) {
-				best = far;
-				mean = delay[j] / count[j];
+		double mean = NAN, nearest = NAN, best = INFINITY;
+		for (size_t dist = 1; dist <= far && isnan(mean); dist++) {
+			double match = INFINITY;
+			for (int side = 0; side < 2; side++) {
+				if (side ? k + dist >= n : dist > k)
+					continue;
+				size_t j = side ? k + dist : k - dist;
+				if (!known(delay, count, estimated, d, j))
+					continue;
+				double off = fabs(log(count[j] / count[k]));
+				if (off <= log(MATCHING_COUNTS) && off < match) {
+					match = off;
+					mean = delay[j] / count[j];
+				} else if (dist <= h && off < best) {
+					best = off;
+					nearest = delay[j] / count[j];
+				}
 			}
 		}
+		if (isnan(mean))
+			mean = nearest;
 		if (!isnan(mean)) {
 			delay[k] = count[k] * mean;
 			estimated[k] |= 1u << d;
@@ -640,7 +661,10 @@ static int spread_delays(const struct verdict_episode *v, const struct vsource *
 {
 	size_t n = v->n, h = neighbourhood(v);
 	double *delay[D_COUNT] = {0}, *room = calloc(n + 1, sizeof(*room)), *busy = calloc(n + 1, sizeof(*busy));
-	int r = room && busy ? 0 : -ENOMEM;
+	double *end = calloc(n + 1, sizeof(*end));
+	int r = room && busy && end ? 0 : -ENOMEM;
+	for (size_t k = 0; r == 0 && k < n; k++)
+		end[k] = (double)v->win[k].t_end;
 	for (int d = 0; r == 0 && d < D_COUNT; d++) {
 		double *count = malloc((n + 1) * sizeof(*count));
 		if (!(delay[d] = malloc((n + 1) * sizeof(**delay))) || !count || !(spread[d] = malloc((n + 1) * sizeof(**spread)))) {
@@ -683,12 +707,23 @@ static int spread_delays(const struct verdict_episode *v, const struct vsource *
 		double run = at(ts, k, T_RUN);
 		room[k] = at_work * (double)(v->win[k].t_end - v->win[k].t_start) - (isnan(run) ? 0 : run);
 	}
-	for (int d = 0; r == 0 && d < D_COUNT; d++)
-		r = verdict_spread(delay[d], room, n, spread[d]);
+	/* the waits off the CPU, sharing the room: a thread waiting for a CPU
+	 * or for block I/O runs nothing meanwhile, and the kernel charges
+	 * these in chunks (a throttled read's 120 ms). The memory delays are
+	 * left as charged: short, and partly the thread's own CPU time
+	 * (reclaim, a swap-in from the swap cache), which already fills its
+	 * window. */
+	for (int d = 0; r == 0 && d < D_COUNT; d++) {
+		if (d == D_CPU || d == D_BLKIO)
+			r = verdict_spread(delay[d], room, end, n, spread[d]);
+		else
+			memcpy(spread[d], delay[d], n * sizeof(**spread));
+	}
 	for (int d = 0; d < D_COUNT; d++)
 		free(delay[d]);
 	free(room);
 	free(busy);
+	free(end);
 	return r;
 }
 

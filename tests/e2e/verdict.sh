@@ -198,14 +198,17 @@ labels = [w["verdict"] for w in v["windows"]]
 text = subprocess.run([iops, "summary", ep_dir], capture_output=True, text=True, check=True).stdout
 runs = re.findall(r"^  ([\d.]+)-([\d.]+) s (\w+) \(", text, re.M)
 expect(runs, "summary has no verdict runs: %s" % text[:600])
+# each run is the longest stretch of windows of its label (a run's times
+# are to 10 ms: the last window may be shorter)
 k = 0
 for a, b, label in runs:
-    n = 0
-    while k < len(labels) and round(v["windows"][k]["t_mono_ns"] / 1e7) <= round(float(b) * 100):
-        expect(labels[k] == label, "summary run %s-%s %s, window %d %s" % (a, b, label, k, labels[k]))
+    first = k
+    while k < len(labels) and labels[k] == label:
         k += 1
-        n += 1
-    expect(n, "summary run %s-%s holds no window" % (a, b))
+    expect(k > first, "summary run %s-%s %s, window %d %s" % (a, b, label, first, labels[first:first + 1]))
+    start, end = v["windows"][first]["t_mono_ns"] - v["windows"][first]["interval_ns"], v["windows"][k - 1]["t_mono_ns"]
+    expect(abs(start / 1e9 - float(a)) <= 0.005 and abs(end / 1e9 - float(b)) <= 0.005,
+           "summary run %s-%s, windows %d-%d span %d-%d ns" % (a, b, first, k - 1, start, end))
 expect(k == len(labels), "summary's runs end at window %d of %d" % (k, len(labels)))
 expect(re.search(r"^  over the episode: ", text, re.M), "summary's totals")
 # durations in human units (the manifest's warnings are quoted as they are)

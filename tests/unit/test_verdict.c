@@ -273,25 +273,44 @@ TEST(a_delay_goes_back_over_the_time_it_was_waited)
 	/* one thread, a 123 ms wait charged in window 3 of 50 ms windows that
 	 * had room for 50 ms each: it fills 3, then 2, then 23 ms of 1 */
 	double delay[5] = {0, 0, 0, 123, 0}, room[5] = {50, 50, 50, 50, 50}, out[5];
-	EXPECT_EQ(verdict_spread(delay, room, 5, out), 0);
+	double end[5] = {50, 100, 150, 200, 250};
+	EXPECT_EQ(verdict_spread(delay, room, end, 5, out), 0);
 	EXPECT_NEAR(out[0], 0);
 	EXPECT_NEAR(out[1], 23);
 	EXPECT_NEAR(out[2], 50);
 	EXPECT_NEAR(out[3], 50);
 	EXPECT_NEAR(out[4], 0);
 	/* window 2's own waits take its room first: 4's spill skips it */
-	double d2[5] = {0, 0, 50, 0, 80}, out2[5];
-	EXPECT_EQ(verdict_spread(d2, room, 5, out2), 0);
+	double d2[5] = {0, 0, 50, 0, 80}, room2[5] = {50, 50, 50, 50, 50}, out2[5];
+	EXPECT_EQ(verdict_spread(d2, room2, end, 5, out2), 0);
 	EXPECT_NEAR(out2[4], 50);
 	EXPECT_NEAR(out2[3], 30);
 	EXPECT_NEAR(out2[2], 50);
 	EXPECT_NEAR(out2[1], 0);
+	/* what is left of the room, for the next kind of wait */
+	EXPECT_NEAR(room2[4], 0);
+	EXPECT_NEAR(room2[3], 20);
+	EXPECT_NEAR(room2[2], 0);
+	EXPECT_NEAR(room2[1], 50);
+}
+
+TEST(a_delay_goes_back_no_further_than_it_lasted)
+{
+	/* 3 ms more than the room of a full window: no further than 3 ms back,
+	 * into the window before, which is full too; the idle windows before
+	 * it take none of it */
+	double delay[4] = {0, 0, 50, 53}, room[4] = {50, 50, 50, 50}, end[4] = {50, 100, 150, 200}, out[4];
+	EXPECT_EQ(verdict_spread(delay, room, end, 4, out), 0);
+	EXPECT_NEAR(out[0], 0);
+	EXPECT_NEAR(out[1], 0);
+	EXPECT_NEAR(out[2], 50);
+	EXPECT_NEAR(out[3], 53);
 }
 
 TEST(a_delay_with_no_room_stays_where_it_was_charged)
 {
-	double delay[3] = {10, NAN, 500}, room[3] = {20, 20, 20}, out[3];
-	EXPECT_EQ(verdict_spread(delay, room, 3, out), 0);
+	double delay[3] = {10, NAN, 500}, room[3] = {20, 20, 20}, end[3] = {20, 40, 60}, out[3];
+	EXPECT_EQ(verdict_spread(delay, room, end, 3, out), 0);
 	EXPECT_NEAR(out[0], 20);
 	EXPECT(isnan(out[1])); /* unknown stays unknown, and takes nothing */
 	/* 20 of its own room, 10 left in 0's, the rest where it was charged */

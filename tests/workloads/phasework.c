@@ -296,62 +296,76 @@ static int64_t end_after(double s)
 	return mono_ns() + (int64_t)(s * 1e9);
 }
 
-static void phase_pool(double s, int n, const char *file, uint64_t *reads, uint64_t *bytes)
+/* n worker processes, each running work(i, the pipe's write end, arg) and
+ * exiting; the pipe's read end, for what they send. */
+static int workers(int n, void (*work)(int i, int out, void *arg), void *arg)
 {
 	int fds[2];
 	if (pipe(fds) < 0)
 		die("pipe");
-	int64_t end = end_after(s);
 	for (int i = 0; i < n; i++) {
 		pid_t pid = fork();
 		if (pid < 0)
 			die("fork");
 		if (pid == 0) {
-			uint64_t got[2] = {0, 0};
 			close(fds[0]);
-			direct_reads(file, end, &got[0], &got[1], (off_t)i * 64 * MIB);
-			if (write(fds[1], got, sizeof(got)) != sizeof(got))
-				die("write");
+			work(i, fds[1], arg);
 			_exit(0);
 		}
 	}
 	close(fds[1]);
+	return fds[0];
+}
+
+struct pool_job {
+	const char *file;
+	int64_t end;
+};
+
+static void pool_worker(int i, int out, void *arg)
+{
+	const struct pool_job *job = arg;
+	uint64_t got[2] = {0, 0};
+	direct_reads(job->file, job->end, &got[0], &got[1], (off_t)i * 64 * MIB);
+	if (write(out, got, sizeof(got)) != sizeof(got))
+		die("write");
+}
+
+/* workers on the disk, the parent waiting for them */
+static void phase_pool(double s, int n, const char *file, uint64_t *reads, uint64_t *bytes)
+{
+	struct pool_job job = {file, end_after(s)};
+	int in = workers(n, pool_worker, &job);
 	while (wait(NULL) > 0)
 		;
 	uint64_t got[2];
-	while (read(fds[0], got, sizeof(got)) == sizeof(got)) {
+	while (read(in, got, sizeof(got)) == sizeof(got)) {
 		*reads += got[0];
 		*bytes += got[1];
 	}
-	close(fds[0]);
+	close(in);
 }
 
+static void decode_worker(int i, int out, void *arg)
+{
+	int64_t end = *(const int64_t *)arg;
+	(void)i;
+	while (mono_ns() < end) {
+		uint64_t rounds = compute_until(mono_ns() + 10000000);
+		if (write(out, &rounds, sizeof(rounds)) != sizeof(rounds))
+			die("write");
+	}
+}
+
+/* workers computing, the parent reading a result from each every 10 ms */
 static void phase_decode(double s, int n, uint64_t *results)
 {
-	int fds[2];
-	if (pipe(fds) < 0)
-		die("pipe");
 	int64_t end = end_after(s);
-	for (int i = 0; i < n; i++) {
-		pid_t pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (pid == 0) {
-			close(fds[0]);
-			while (mono_ns() < end) {
-				int64_t batch = mono_ns() + 10000000;
-				uint64_t rounds = compute_until(batch);
-				if (write(fds[1], &rounds, sizeof(rounds)) != sizeof(rounds))
-					die("write");
-			}
-			_exit(0);
-		}
-	}
-	close(fds[1]);
+	int in = workers(n, decode_worker, &end);
 	uint64_t r;
-	while (read(fds[0], &r, sizeof(r)) == sizeof(r))
+	while (read(in, &r, sizeof(r)) == sizeof(r))
 		*results += 1;
-	close(fds[0]);
+	close(in);
 	while (wait(NULL) > 0)
 		;
 }
