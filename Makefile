@@ -43,7 +43,7 @@ DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 # make deb's tools (the package built offline, lintian)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
-	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db \
+	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
 	python3-venv python3-torch $(DEB_TOOLS)
 
