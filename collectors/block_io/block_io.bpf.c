@@ -22,8 +22,26 @@
  *                      zram): blk-mq clears a request's bios' trace flag,
  *                      so only those come here.
  *
+ *   block_split        a bio split in two: the part split off counts with
+ *                      the bio's owner and cause.
+ *
  * Issue and completion run in whatever context the driver uses (a kworker,
  * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826).
+ *
+ * Whose bio, and why (docs/data-model.md, "Causes"). Every bio queued to a
+ * selected device is remembered, the tree's and others'; at a completion
+ * the bytes it covers go to the tree (by cause), to others, or, covered by
+ * no bio seen queued, to unattributed: the three add up to the request's
+ * bytes, as all_* counts them. A bio is the tree's when a task of the tree
+ * submits it, and when it writes back pages of an inode whose pages the
+ * tree dirtied (writeback_dirty_folio, in the dirtying task), whoever
+ * submits it: the flusher's kworker, jbd2, another process's sync. Its
+ * cause comes from its flags (REQ_SWAP, REQ_META, REQ_RAHEAD), from its
+ * first page (a page cache's page under writeback, or locked and not yet
+ * read: else the caller's own memory, direct I/O), and from whether the
+ * submitting task is in a page fault (filemap_fault). Pages the tree
+ * dirtied and not yet written, less those truncated before they were
+ * (folio_account_cleaned), are dirty_bytes.
  *
  * Ends no program sees. A completion can reach no program: the kernel
  * skips one already running on that CPU (recursion_misses counts those),
@@ -50,6 +68,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define BIO_NO_FLAG 0xff
 const volatile __u8 bio_throttled_bit = BIO_NO_FLAG;
 const volatile __u64 episode_cgroups[2];
+/* the kernel's page size, set by the sampler */
+const volatile __u32 page_size = 4096;
 
 /* The kernel's dev_t of each selected device to its index, set by the
  * sampler before it attaches. */
@@ -62,27 +82,65 @@ struct {
 
 EBPF_SLOTS_MAP(bio_slots, struct bio_slot);
 
-/* The tree's bios in flight, by address. Allocated as used: its size is a
- * bound, not a cost. */
+/* Bios in flight on the selected devices, the tree's and others', by
+ * address. Allocated as used: its size is a bound, not a cost. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, TREE_BIOS_MAX);
+	__uint(max_entries, BIOS_MAX);
 	__type(key, __u64);
-	__type(value, struct tree_bio);
-} tree_bios SEC(".maps");
+	__type(value, struct bio_entry);
+} bios SEC(".maps");
 
-/* bios of the tree that found tree_bios full: the sampler fails rather
- * than undercount */
-__u64 tree_bios_lost;
+/* Inodes whose pages the tree dirtied (struct inode *), with the bytes of
+ * them still dirty: a write of their pages is the tree's, whoever submits
+ * it, while any are. An LRU: an inode written long ago makes room. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TREE_INODES_MAX);
+	__type(key, __u64);
+	__type(value, struct tree_inode);
+} tree_inodes SEC(".maps");
+
+/* Where filemap_fault's code is, [fault_lo, fault_hi), set by the sampler
+ * from /proc/kallsyms (0: unknown): a read submitted with it on the kernel
+ * stack is a page fault's, mmap. A stack, not a pair of programs at its
+ * entry and exit: some kernels refuse fentry and have no kprobes (this
+ * VM's), and the stack is walked only for the tree's page cache reads. */
+const volatile __u64 fault_lo, fault_hi;
+#define STACK_DEPTH 48
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[STACK_DEPTH]);
+} stack_buf SEC(".maps");
+
+/* Bytes of others' bios queued, by the submitter's comm (the manifest's
+ * top five) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct comm_key);
+	__type(value, struct comm_bytes);
+} other_comms SEC(".maps");
+
+/* bios that found the bios map full: the sampler fails rather than
+ * undercount */
+__u64 bios_lost;
 /* bios of the tree that ended with BLK_STS_AGAIN before reaching the
  * device (iops_bio_complete): in no count, said in the manifest */
 __u64 bios_would_block;
-/* tree_bios' entries, exactly: each insert adds one, each delete that
- * found its key takes one. 0 spares the issue and completion programs a
- * lookup per bio while the tree does no block I/O, and tells the sampler
- * that the tree's I/O has drained: its final row waits for 0. */
+/* The tree's entries in bios, exactly: each insert adds one, each delete
+ * that found its key takes one. 0 spares the issue program a lookup per
+ * bio while the tree does no block I/O, and tells the sampler that the
+ * tree's I/O has drained: its final row waits for 0. */
 __s64 tree_bios_inflight;
+/* All entries in bios, the same way: 0 spares the completion program its
+ * walk (every byte is then unattributed). */
+__s64 bios_inflight;
+/* The bytes of the tree's pages dirty and not yet written (dirty_bytes) */
+__s64 tree_dirty_bytes;
 
 /* A request's bios are walked (at its issue, at each part of its
  * completion) with bpf_loop(): a request holds at most max_segments bios,
@@ -94,7 +152,6 @@ __u64 walks_cut;
 struct walk {
 	__u64 bio; /* struct bio *, the next to look at; 0 at the end */
 	__u64 now;
-	__u32 left; /* bytes the completion covers still */
 };
 
 /* The selected devices an I/O to bdev counts in: bdev's own entry and, for
@@ -103,8 +160,9 @@ static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
 {
 	if (!bdev)
 		return false;
-	struct gendisk *disk = bdev->bd_disk;
-	__u32 own = bdev->bd_dev, whole = KERNEL_MKDEV(disk->major, disk->first_minor);
+	struct gendisk *disk = BPF_CORE_READ(bdev, bd_disk);
+	__u32 own = BPF_CORE_READ(bdev, bd_dev);
+	__u32 whole = KERNEL_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
 	__u8 *i = bpf_map_lookup_elem(&bio_devices, &own);
 	dev[0] = i ? *i : BIO_NO_DEVICE;
 	dev[1] = BIO_NO_DEVICE;
@@ -113,19 +171,32 @@ static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
 	return dev[0] < BIO_DEVICES || dev[1] < BIO_DEVICES;
 }
 
-static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen);
+static int bio_end(const struct bio_entry *tb, __u64 now, bool seen, bool rest);
 
 /* The entry at key, taken out: the caller counts it, as no one else will. */
-static __always_inline bool take(__u64 key, struct tree_bio *out)
+static __always_inline bool take(__u64 key, struct bio_entry *out)
 {
-	struct tree_bio *found = bpf_map_lookup_elem(&tree_bios, &key);
+	struct bio_entry *found = bpf_map_lookup_elem(&bios, &key);
 	if (!found)
 		return false;
 	*out = *found;
-	if (bpf_map_delete_elem(&tree_bios, &key) < 0)
+	if (bpf_map_delete_elem(&bios, &key) < 0)
 		return false; /* another CPU took it */
-	__sync_fetch_and_add(&tree_bios_inflight, -1);
+	__sync_fetch_and_add(&bios_inflight, -1);
+	if (out->owner == OWNER_TREE)
+		__sync_fetch_and_add(&tree_bios_inflight, -1);
 	return true;
+}
+
+static __always_inline void remember(__u64 key, const struct bio_entry *tb)
+{
+	if (bpf_map_update_elem(&bios, &key, tb, BPF_NOEXIST) < 0) {
+		__sync_fetch_and_add(&bios_lost, 1);
+		return;
+	}
+	__sync_fetch_and_add(&bios_inflight, 1);
+	if (tb->owner == OWNER_TREE)
+		__sync_fetch_and_add(&tree_bios_inflight, 1);
 }
 
 /* The throttle (blk-throttle, a cgroup's read_bps_device or io.max) sits
@@ -138,19 +209,16 @@ SEC("fentry/__blk_throtl_bio")
 int BPF_PROG(iops_bio_throttle, struct bio *bio)
 {
 	__u64 key = (__u64)bio;
-	struct tree_bio tb = {.held = 1};
+	struct bio_entry tb = {.held = 1};
 	/* An entry here already: this bio again (what a split leaves of it
 	 * comes back through the throttle, already queued), or a bio whose
 	 * memory this one reuses, which iops_bio_queue settles. */
-	if (tree_bios_inflight > 0 && bpf_map_lookup_elem(&tree_bios, &key))
+	if (bios_inflight > 0 && bpf_map_lookup_elem(&bios, &key))
 		return 0;
 	if (!selected(bio->bi_bdev, tb.dev) || !tree_has_current())
 		return 0;
 	tb.queue_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_NOEXIST) < 0)
-		__sync_fetch_and_add(&tree_bios_lost, 1);
-	else
-		__sync_fetch_and_add(&tree_bios_inflight, 1);
+	remember(key, &tb);
 	return 0;
 }
 
@@ -192,28 +260,137 @@ static __always_inline void count_cgroup_queued(struct bio *bio, __u64 cgroup, _
 	EBPF_SLOT_LEAVE(&s->seq);
 }
 
+/* What a bio's first page says: whether it is a page of a page cache (not
+ * the caller's own memory, as direct I/O's), the inode it caches, whether
+ * that is a block device's own cache (a file system's buffers), and the
+ * page's flags. */
+struct bio_page {
+	struct inode *inode; /* 0: not a page cache's */
+	unsigned long flags;
+	bool bdev;
+};
+
+static __always_inline void first_page(struct bio *bio, struct bio_page *p)
+{
+	p->inode = 0;
+	p->flags = 0;
+	p->bdev = false;
+	if (!bio->bi_vcnt)
+		return;
+	struct page *page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
+	if (!page)
+		return;
+	page = kernel_page_head(page);
+	unsigned long mapping = (unsigned long)BPF_CORE_READ(page, mapping);
+	if (!mapping || mapping & KERNEL_PAGE_MAPPING_FLAGS)
+		return; /* anonymous memory, the swap cache's included */
+	struct inode *inode = BPF_CORE_READ((struct address_space *)mapping, host);
+	if (!inode)
+		return;
+	p->inode = inode;
+	p->flags = kernel_page_flags(page);
+	p->bdev = (BPF_CORE_READ(inode, i_mode) & KERNEL_S_IFMT) == KERNEL_S_IFBLK;
+}
+
+/* A write of page cache pages under writeback: what writeback and sync
+ * submit (a buffer the file system writes itself is not under it) */
+static __always_inline bool writes_back(const struct bio_page *p)
+{
+	return p->inode && kernel_page_flag(p->flags, PG_writeback);
+}
+
+/* Writing back bytes of the tree's dirty pages of inode: whether any are,
+ * and those bytes no longer dirty. */
+static __always_inline bool settle_dirty(struct inode *inode, __u32 bytes)
+{
+	__u64 key = (__u64)inode;
+	struct tree_inode *ti = bpf_map_lookup_elem(&tree_inodes, &key);
+	if (!ti)
+		return false;
+	__s64 dirty = ti->dirty;
+	if (dirty <= 0)
+		return false;
+	__s64 settled = dirty < bytes ? dirty : bytes;
+	__sync_fetch_and_add(&ti->dirty, -settled);
+	__sync_fetch_and_add(&tree_dirty_bytes, -settled);
+	return true;
+}
+
+/* The cause of a bio a task of the tree submitted (in_tree) or that writes
+ * back the tree's pages. */
+/* Whether the current task's kernel stack holds filemap_fault. */
+static __always_inline bool in_fault(void *ctx)
+{
+	__u32 zero = 0;
+	__u64 *pc = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!pc || !fault_lo)
+		return false;
+	long n = bpf_get_stack(ctx, pc, STACK_DEPTH * sizeof(__u64), 0);
+	for (int i = 0; i < STACK_DEPTH; i++) {
+		if (i * (long)sizeof(__u64) >= n)
+			break;
+		if (pc[i] >= fault_lo && pc[i] < fault_hi)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline __u8 cause_of(void *ctx, unsigned int opf, bool write, const struct bio_page *p,
+				     bool in_tree)
+{
+	if (opf & kernel_req_flag(__REQ_SWAP))
+		return CAUSE_SWAP;
+	if (opf & kernel_req_flag(__REQ_META))
+		return CAUSE_METADATA;
+	if (write) {
+		if (writes_back(p))
+			return in_tree ? CAUSE_SYNC : CAUSE_WRITEBACK;
+		/* a buffer of the device's own cache that the file system
+		 * writes itself (submit_bh): its blocks */
+		return p->bdev ? CAUSE_METADATA : CAUSE_DIRECT;
+	}
+	if (p->inode && kernel_page_flag(p->flags, PG_locked) && !kernel_page_flag(p->flags, PG_uptodate)) {
+		if (in_fault(ctx))
+			return CAUSE_MMAP;
+		return opf & kernel_req_flag(__REQ_RAHEAD) ? CAUSE_READAHEAD : CAUSE_DEMAND;
+	}
+	return CAUSE_DIRECT;
+}
+
+static __always_inline void count_other_comm(__u32 bytes, bool write)
+{
+	struct comm_key k = {};
+	bpf_get_current_comm(k.comm, sizeof(k.comm));
+	struct comm_bytes *v = bpf_map_lookup_elem(&other_comms, &k);
+	if (!v) {
+		struct comm_bytes zero = {};
+		bpf_map_update_elem(&other_comms, &k, &zero, BPF_NOEXIST);
+		if (!(v = bpf_map_lookup_elem(&other_comms, &k)))
+			return;
+	}
+	__sync_fetch_and_add(&v->bytes[write], bytes);
+}
+
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(iops_bio_queue, struct bio *bio)
 {
 	__u64 key = (__u64)bio;
-	/* A bio of the tree at this address ended before its memory came
-	 * back as this one, but no program saw the end (see "Ends no program
-	 * sees" above): it counts now. Checked on every device: the memory
-	 * may come back for any. Unless it is this very bio, held at the
-	 * throttle: the tree's, whoever queues it. */
-	struct tree_bio old, tb = {};
+	/* A bio at this address ended before its memory came back as this
+	 * one, but no program saw the end (see "Ends no program sees" above):
+	 * it counts now. Checked on every device: the memory may come back
+	 * for any. Unless it is this very bio, held at the throttle: the
+	 * tree's, whoever queues it. */
+	struct bio_entry old, tb = {};
 	bool held = false;
-	if (tree_bios_inflight > 0 && take(key, &old)) {
+	if (bios_inflight > 0 && take(key, &old)) {
 		held = old.held;
 		if (!held)
-			tree_bio_end(&old, 0, false);
+			bio_end(&old, 0, false, true);
 	}
 	if (!selected(bio->bi_bdev, tb.dev))
 		return 0;
 	__u64 cgroup = bio_cgroup(bio);
 	count_cgroup_queued(bio, cgroup, tb.dev[0]);
-	if (!(held || tree_has_current() || throttled_for_episode(bio, cgroup)))
-		return 0;
 	__u32 opf = bio->bi_opf, op = opf & KERNEL_REQ_OP_MASK;
 	tb.bytes = bio->bi_iter.bi_size;
 	tb.flush = (opf & kernel_req_preflush()) != 0 || op == KERNEL_REQ_OP_FLUSH;
@@ -226,12 +403,89 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	else
 		tb.kind = TB_NONE;
 	if (tb.kind == TB_NONE && !tb.flush)
-		return 0; /* write-zeroes, secure erase, zone commands */
+		return 0; /* write-zeroes, secure erase, zone commands: unattributed */
+	bool in_tree = held || tree_has_current() || throttled_for_episode(bio, cgroup);
+	bool write = tb.kind == TB_WRITE;
+	struct bio_page page = {};
+	if (tb.kind == TB_READ || write)
+		first_page(bio, &page);
+	if (in_tree) {
+		tb.owner = OWNER_TREE;
+		tb.cause = cause_of(ctx, opf, write, &page, true);
+		if (tb.cause == CAUSE_SYNC)
+			settle_dirty(page.inode, tb.bytes);
+	} else if (write && writes_back(&page) && settle_dirty(page.inode, tb.bytes)) {
+		tb.owner = OWNER_TREE;
+		tb.cause = cause_of(ctx, opf, write, &page, false);
+	} else {
+		tb.owner = OWNER_OTHER;
+		if (tb.kind == TB_READ || write)
+			count_other_comm(tb.bytes, write);
+	}
 	tb.queue_ns = bpf_ktime_get_ns(); /* a held bio's latency starts here too */
-	if (bpf_map_update_elem(&tree_bios, &key, &tb, BPF_NOEXIST) < 0)
-		__sync_fetch_and_add(&tree_bios_lost, 1);
-	else
-		__sync_fetch_and_add(&tree_bios_inflight, 1);
+	remember(key, &tb);
+	return 0;
+}
+
+/* A part split off a bio (blk-mq's split to the device's limits) comes
+ * back to no program at queue: it is the bio's, bytes and cause. */
+SEC("tp_btf/block_split")
+int BPF_PROG(iops_bio_split, struct bio *split, unsigned int new_sector)
+{
+	if (bios_inflight <= 0)
+		return 0;
+	__u64 parent = (__u64)split->bi_private;
+	struct bio_entry *p = bpf_map_lookup_elem(&bios, &parent);
+	if (!p)
+		return 0;
+	struct bio_entry part = *p;
+	part.split = 1;
+	part.held = 0;
+	part.done = 0;
+	part.bytes = split->bi_iter.bi_size;
+	remember((__u64)split, &part);
+	return 0;
+}
+
+/* The tree's pages dirtied, in the task that dirties them: each folio once
+ * as it turns dirty (folio_account_dirtied, where the task's write_bytes
+ * in /proc/PID/io grows by the same bytes). Only a file system's on a
+ * selected device: no other can be written to one. */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	if (!mapping || !tree_has_current())
+		return 0;
+	struct inode *inode = BPF_CORE_READ(mapping, host);
+	__u8 dev[2];
+	if (!inode || !selected(BPF_CORE_READ(inode, i_sb, s_bdev), dev))
+		return 0;
+	__s64 bytes = (__s64)kernel_folio_pages(folio) * page_size;
+	__u64 key = (__u64)inode;
+	struct tree_inode *ti = bpf_map_lookup_elem(&tree_inodes, &key);
+	if (!ti) {
+		struct tree_inode fresh = {
+			.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+			.ino = BPF_CORE_READ(inode, i_ino),
+			.generation = BPF_CORE_READ(inode, i_generation),
+		};
+		bpf_map_update_elem(&tree_inodes, &key, &fresh, BPF_NOEXIST);
+		if (!(ti = bpf_map_lookup_elem(&tree_inodes, &key)))
+			return 0;
+	}
+	__sync_fetch_and_add(&ti->dirty, bytes);
+	__sync_fetch_and_add(&tree_dirty_bytes, bytes);
+	return 0;
+}
+
+/* A dirty folio dropped unwritten (truncated, or its dirt cancelled): no
+ * longer the tree's to write, as cancelled_write_bytes has it. */
+SEC("fentry/folio_account_cleaned")
+int BPF_PROG(iops_folio_cleaned, struct folio *folio)
+{
+	struct address_space *mapping = BPF_CORE_READ(folio, mapping);
+	if (mapping && tree_dirty_bytes > 0)
+		settle_dirty(BPF_CORE_READ(mapping, host), (__u32)(kernel_folio_pages(folio) * page_size));
 	return 0;
 }
 
@@ -239,7 +493,7 @@ static long issue_step(__u32 i, void *ctx)
 {
 	struct walk *w = ctx;
 	struct bio *bio = (struct bio *)w->bio;
-	struct tree_bio *tb = bpf_map_lookup_elem(&tree_bios, &w->bio);
+	struct bio_entry *tb = bpf_map_lookup_elem(&bios, &w->bio);
 	if (tb && !tb->issue_ns)
 		tb->issue_ns = w->now;
 	w->bio = (__u64)BPF_CORE_READ(bio, bi_next);
@@ -267,23 +521,44 @@ static __always_inline void add_dev(struct bio_slot *s, __u8 dev, enum bio_count
 		EBPF_SLOT_ADD(&s->dev[i][c], v);
 }
 
-/* A bio of the tree ended: it counts now, ops, bytes and size in one
- * update of the slot, and its latency when its end was seen (at now). */
-static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen)
+/* Bytes of a bio moved: the tree's by cause, or others'. */
+static __always_inline void count_bytes(struct bio_slot *s, const struct bio_entry *tb, __u32 bytes)
+{
+	if (tb->kind != TB_READ && tb->kind != TB_WRITE)
+		return;
+	bool write = tb->kind == TB_WRITE;
+	enum bio_counter c = tb->owner == OWNER_TREE ? (write ? BIO_WRITE_BYTES : BIO_READ_BYTES)
+						     : (write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES);
+	for (int k = 0; k < 2; k++)
+		add_dev(s, tb->dev[k], c, bytes);
+	__u32 cause = tb->cause;
+	if (tb->owner == OWNER_TREE && cause < BIO_CAUSES)
+		EBPF_SLOT_ADD(&s->cause[cause][write ? CC_WRITE_BYTES : CC_READ_BYTES], bytes);
+}
+
+/* A bio ended: the tree's counts its op, size and latency (when its end
+ * was seen, at now) in one update of the slot; with rest, the bytes no
+ * completion counted too (an end no program saw, a bio-based device's). */
+static int bio_end(const struct bio_entry *tb, __u64 now, bool seen, bool rest)
 {
 	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
 	if (!s)
 		return 0;
-	__u64 us = seen ? (now - (tb->issue_ns ? tb->issue_ns : tb->queue_ns)) / 1000 : 0;
+	bool tree = tb->owner == OWNER_TREE;
 	EBPF_SLOT_ENTER(&s->seq);
+	if (rest && tb->bytes > tb->done)
+		count_bytes(s, tb, tb->bytes - tb->done);
+	if (!tree || tb->split) {
+		EBPF_SLOT_LEAVE(&s->seq);
+		return 0;
+	}
+	__u64 us = seen ? (now - (tb->issue_ns ? tb->issue_ns : tb->queue_ns)) / 1000 : 0;
 	for (int k = 0; k < 2; k++) {
 		__u8 d = tb->dev[k];
 		if (tb->kind == TB_READ) {
 			add_dev(s, d, BIO_READ_OPS, 1);
-			add_dev(s, d, BIO_READ_BYTES, tb->bytes);
 		} else if (tb->kind == TB_WRITE) {
 			add_dev(s, d, BIO_WRITE_OPS, 1);
-			add_dev(s, d, BIO_WRITE_BYTES, tb->bytes);
 		} else if (tb->kind == TB_DISCARD) {
 			add_dev(s, d, BIO_DISCARD_OPS, 1);
 			add_dev(s, d, BIO_DISCARD_BYTES, tb->bytes);
@@ -293,6 +568,9 @@ static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen)
 	}
 	if (tb->kind == TB_READ || tb->kind == TB_WRITE) {
 		__u32 dir = tb->kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
+		__u32 cause = tb->cause;
+		if (cause < BIO_CAUSES)
+			EBPF_SLOT_ADD(&s->cause[cause][dir == BIO_DIR_WRITE ? CC_WRITE_OPS : CC_READ_OPS], 1);
 		EBPF_SLOT_ADD(&s->size_hist[dir][ebpf_log2_bucket(tb->bytes) & (LOG2_HIST_BUCKETS - 1)], 1);
 		if (seen)
 			EBPF_SLOT_ADD(&s->latency_hist[dir][ebpf_log2_bucket(us) & (LOG2_HIST_BUCKETS - 1)], 1);
@@ -305,18 +583,19 @@ static int tree_bio_end(const struct tree_bio *tb, __u64 now, bool seen)
 	return 0;
 }
 
-/* A bio of the tree ended (if key is one), its end seen at now. */
-static __always_inline int tree_bio_done(__u64 key, __u64 now)
+/* A bio ended (if key is one), its end seen at now. */
+static __always_inline int bio_done(__u64 key, __u64 now)
 {
-	struct tree_bio tb;
+	struct bio_entry tb;
 	if (take(key, &tb))
-		tree_bio_end(&tb, now, true);
+		bio_end(&tb, now, true, false);
 	return 0;
 }
 
 /* A bio-based device's bio ended (dm, md, zram). blk_update_request()
  * clears the bio's trace flag, so a request's bios never come here: they
- * end in the walk of block_rq_complete.
+ * end in the walk of block_rq_complete. Its bytes count here, all at once
+ * (a bio-based device has no requests: all_* has none of them).
  *
  * So does a bio that never got a request: one with REQ_NOWAIT (io_uring's,
  * an RWF_NOWAIT write) on a queue with no request free ends at once with
@@ -325,74 +604,118 @@ static __always_inline int tree_bio_done(__u64 key, __u64 now)
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(iops_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	if (tree_bios_inflight <= 0)
+	if (bios_inflight <= 0)
 		return 0;
-	struct tree_bio tb;
+	struct bio_entry tb;
+	if (!take((__u64)bio, &tb))
+		return 0;
 	if (bio->bi_status == KERNEL_BLK_STS_AGAIN) {
-		if (take((__u64)bio, &tb))
+		if (tb.owner == OWNER_TREE)
 			__sync_fetch_and_add(&bios_would_block, 1);
 		return 0;
 	}
-	tree_bio_done((__u64)bio, bpf_ktime_get_ns());
+	bio_end(&tb, bpf_ktime_get_ns(), true, true);
 	return 0;
 }
 
+/* A completion's walk: the bytes it covers (left), bio after bio, each
+ * counted with its owner; placed, those of bios seen queued. */
+struct done_walk {
+	__u64 bio; /* struct bio *, the next to look at; 0 at the end */
+	__u64 now;
+	__u32 left;
+	__u32 placed;
+	struct bio_slot *s;
+};
+
 static long complete_step(__u32 i, void *ctx)
 {
-	struct walk *w = ctx;
+	struct done_walk *w = ctx;
 	struct bio *bio = (struct bio *)w->bio;
 	__u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
-	if (size > w->left)
-		return 1; /* ends in a later part */
-	w->left -= size;
-	tree_bio_done(w->bio, w->now);
+	__u32 part = size < w->left ? size : w->left;
+	struct bio_entry *tb = bpf_map_lookup_elem(&bios, &w->bio);
+	if (tb) {
+		count_bytes(w->s, tb, part);
+		tb->done += part;
+		w->placed += part;
+	}
+	w->left -= part;
+	if (part < size)
+		return 1; /* the rest of it ends in a later part */
+	bio_done(w->bio, w->now);
 	w->bio = (__u64)BPF_CORE_READ(bio, bi_next);
 	return w->bio == 0;
+}
+
+/* Everyone's bytes of a request, as /proc/diskstats counts them (in
+ * blk_account_io_done(): an op when nothing is left; a request in a flush
+ * sequence completes its data first, flag set, then ends again with no
+ * data when the sequence is done; an empty flush, fsync's, is a write of 0
+ * bytes), and what of them no bio seen queued placed. */
+static __always_inline void count_request(struct bio_slot *s, struct request *rq, __u32 nr_bytes,
+					  __u32 done, __u32 placed, __u8 dev[2])
+{
+	__u32 op = rq->cmd_flags & KERNEL_REQ_OP_MASK;
+	bool op_done = nr_bytes >= rq->__data_len && !(rq->rq_flags & kernel_rqf_flush_seq());
+	enum bio_counter ops, bytes, unplaced;
+	if (op == KERNEL_REQ_OP_READ) {
+		ops = BIO_ALL_READ_OPS, bytes = BIO_ALL_READ_BYTES, unplaced = BIO_UNATTRIBUTED_READ_BYTES;
+	} else if (op == KERNEL_REQ_OP_WRITE || op == KERNEL_REQ_OP_WRITE_ZEROES) {
+		ops = BIO_ALL_WRITE_OPS, bytes = BIO_ALL_WRITE_BYTES, unplaced = BIO_UNATTRIBUTED_WRITE_BYTES;
+	} else if (op == KERNEL_REQ_OP_DISCARD) {
+		for (int k = 0; k < 2; k++) {
+			add_dev(s, dev[k], BIO_ALL_DISCARD_BYTES, done);
+			if (op_done)
+				add_dev(s, dev[k], BIO_ALL_DISCARD_OPS, 1);
+		}
+		return;
+	} else {
+		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		add_dev(s, dev[k], bytes, done);
+		add_dev(s, dev[k], unplaced, done - placed);
+		if (op_done)
+			add_dev(s, dev[k], ops, 1);
+		if (op == KERNEL_REQ_OP_WRITE_ZEROES) {
+			add_dev(s, dev[k], BIO_ALL_WRITE_ZEROES_BYTES, done);
+			if (op_done)
+				add_dev(s, dev[k], BIO_ALL_WRITE_ZEROES_OPS, 1);
+		}
+	}
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(iops_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	/* the bios this part completes: those wholly within nr_bytes, in
-	 * order (blk_update_request() ends them just after this) */
-	if (tree_bios_inflight > 0) {
-		struct walk w = {.bio = (__u64)rq->bio, .now = bpf_ktime_get_ns(), .left = nr_bytes};
-		if (w.bio)
-			bpf_loop(WALK_MAX, complete_step, &w, 0);
-		struct bio *stopped = (struct bio *)w.bio;
-		if (stopped && BPF_CORE_READ(stopped, bi_iter.bi_size) <= w.left)
-			__sync_fetch_and_add(&walks_cut, 1);
-	}
-
-	__u32 op = rq->cmd_flags & KERNEL_REQ_OP_MASK;
-	if (op != KERNEL_REQ_OP_READ && op != KERNEL_REQ_OP_WRITE)
-		return 0;
 	/* the partition, as the kernel's accounting has it (not set when the
 	 * device keeps no statistics) */
 	struct block_device *part = rq->part;
 	if (!part)
 		part = rq->bio ? rq->bio->bi_bdev : rq->q->disk->part0;
 	__u8 dev[2];
-	if (!selected(part, dev))
-		return 0;
+	bool counted = selected(part, dev);
 	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
 	if (!s)
 		return 0;
-	/* An op when nothing is left, as blk_account_io_done() counts it:
-	 * a request in a flush sequence completes its data first, flag set,
-	 * then ends again with no data when the sequence is done; an empty
-	 * flush (fsync's) is a write of 0 bytes. */
 	__u32 left = rq->__data_len;
 	__u32 done = nr_bytes < left ? nr_bytes : left;
-	bool op_done = nr_bytes >= left && !(rq->rq_flags & kernel_rqf_flush_seq());
-	enum bio_counter ops = op == KERNEL_REQ_OP_READ ? BIO_ALL_READ_OPS : BIO_ALL_WRITE_OPS;
-	enum bio_counter bytes = op == KERNEL_REQ_OP_READ ? BIO_ALL_READ_BYTES : BIO_ALL_WRITE_BYTES;
+	/* One update of the slot for the whole completion: its bios' bytes
+	 * and the request's land in the same row. The bios this part
+	 * completes: those wholly within its bytes, in order, and a part of
+	 * the first one it does not (blk_update_request() ends and advances
+	 * them just after this). */
 	EBPF_SLOT_ENTER(&s->seq);
-	for (int k = 0; k < 2; k++) {
-		add_dev(s, dev[k], bytes, done);
-		if (op_done)
-			add_dev(s, dev[k], ops, 1);
+	struct done_walk w = {.bio = (__u64)rq->bio, .now = bpf_ktime_get_ns(), .left = done, .s = s};
+	if (bios_inflight > 0 && w.bio) {
+		bpf_loop(WALK_MAX, complete_step, &w, 0);
+		struct bio *stopped = (struct bio *)w.bio;
+		if (stopped && w.left && BPF_CORE_READ(stopped, bi_iter.bi_size) <= w.left)
+			__sync_fetch_and_add(&walks_cut, 1);
 	}
+	if (counted)
+		count_request(s, rq, nr_bytes, done, w.placed, dev);
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;
 }

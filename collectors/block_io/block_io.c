@@ -9,11 +9,14 @@
  * each summed over the devices counted in the totals (a partition beside
  * its disk is not counted twice), and by_device with every counter per
  * device. */
+#define _GNU_SOURCE /* open_by_handle_at, sync_file_range */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/block_devices.h"
 #include "bio_throttle.h"
@@ -39,7 +42,54 @@ static const char *const counter_names[BIO_COUNTERS] = {
 	[BIO_ALL_READ_BYTES] = "all_read_bytes",
 	[BIO_ALL_WRITE_OPS] = "all_write_ops",
 	[BIO_ALL_WRITE_BYTES] = "all_write_bytes",
+	[BIO_OTHER_READ_BYTES] = "other_read_bytes",
+	[BIO_OTHER_WRITE_BYTES] = "other_write_bytes",
+	[BIO_UNATTRIBUTED_READ_BYTES] = "unattributed_read_bytes",
+	[BIO_UNATTRIBUTED_WRITE_BYTES] = "unattributed_write_bytes",
+	[BIO_ALL_DISCARD_OPS] = "all_discard_ops",
+	[BIO_ALL_DISCARD_BYTES] = "all_discard_bytes",
+	[BIO_ALL_WRITE_ZEROES_OPS] = "all_write_zeroes_ops",
+	[BIO_ALL_WRITE_ZEROES_BYTES] = "all_write_zeroes_bytes",
 };
+
+static const char *const cause_names[BIO_CAUSES] = {
+	[CAUSE_DIRECT] = "direct",	 [CAUSE_DEMAND] = "demand", [CAUSE_READAHEAD] = "readahead",
+	[CAUSE_MMAP] = "mmap",		 [CAUSE_WRITEBACK] = "writeback", [CAUSE_SYNC] = "sync",
+	[CAUSE_SWAP] = "swap",		 [CAUSE_METADATA] = "metadata",
+};
+
+static const char *const cause_counter_names[CAUSE_COUNTERS] = {
+	[CC_READ_OPS] = "read_ops",
+	[CC_READ_BYTES] = "read_bytes",
+	[CC_WRITE_OPS] = "write_ops",
+	[CC_WRITE_BYTES] = "write_bytes",
+};
+
+/* block_io's keys: the devices and drain of diskstats', and flush_dirty */
+struct bio_config {
+	struct blk_config blk; /* first: blk_config_drain_ns reads it at priv */
+	bool flush_dirty;
+};
+
+static void bio_config_init(void *priv)
+{
+	blk_config_init_drain(&((struct bio_config *)priv)->blk);
+}
+
+static int bio_config_parse(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value)
+{
+	struct bio_config *cfg = priv;
+	if (!strcmp(key, "flush_dirty"))
+		return cfg_bool(c, value, &cfg->flush_dirty);
+	return blk_config_parse(&cfg->blk, c, key, value);
+}
+
+static void bio_config_describe(const void *priv, json_t *out)
+{
+	const struct bio_config *cfg = priv;
+	blk_config_describe(&cfg->blk, out);
+	json_object_set_new(out, "flush_dirty", json_boolean(cfg->flush_dirty));
+}
 
 static const char *const hist_names[2][2] = {
 	/* [latency?][enum bio_dir] */
@@ -64,20 +114,58 @@ struct block_io {
 	json_t *total[BIO_COUNTERS];
 	json_t *by_dev[BLK_MAX_DEVICES][BIO_COUNTERS];
 	json_t *hist[2][2][LOG2_HIST_BUCKETS];
+	json_t *cause[BIO_CAUSES][CAUSE_COUNTERS];
+	json_t *dirty;          /* dirty_bytes */
+	bool flush_dirty;       /* block_io.flush_dirty */
+	json_t *flushed;        /* the manifest's flush_dirty */
+	char partial_why[320];  /* the programs the kernel refused, or "" */
 };
 
+/* Where the kernel's function name is, [*lo, *hi): its address and the
+ * next symbol's, from /proc/kallsyms (both 0 when it hides addresses). */
+static void kernel_symbol_span(const char *name, __u64 *lo, __u64 *hi)
+{
+	*lo = *hi = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	char line[512], sym[256], type;
+	unsigned long long addr, start = 0, next = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name) &&
+		    (type == 'T' || type == 't'))
+			start = addr;
+	if (start) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%llx", &addr) == 1 && addr > start && (!next || addr < next))
+				next = addr;
+	}
+	fclose(f);
+	if (start && next) {
+		*lo = start;
+		*hi = next;
+	}
+}
+
 /* Opens and loads the programs for the tree of t (NULL at probe): with
- * the one at the throttle's entry when throttle_entry, else without it. */
+ * the fentry programs when fentries (the throttle's entry where the kernel
+ * has the throttle, the page cache's cleaned pages and faults), else
+ * without them. */
 static int load_once(struct block_io_bpf **out, const struct target_info *t,
-		     const struct bio_throttle_facts *f, bool throttle_entry, struct errbuf *why)
+		     const struct bio_throttle_facts *f, bool fentries, struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
 	struct block_io_bpf *skel = block_io_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
-	if (!throttle_entry)
+	if (!fentries || !f->entry)
 		bpf_program__set_autoload(skel->progs.iops_bio_throttle, false);
+	if (!fentries)
+		bpf_program__set_autoload(skel->progs.iops_folio_cleaned, false);
+	kernel_symbol_span("filemap_fault", &skel->rodata->fault_lo, &skel->rodata->fault_hi);
 	skel->rodata->bio_throttled_bit = f->throttled_bit < 0 ? 0xff : (__u8)f->throttled_bit;
+	skel->rodata->page_size = (__u32)sysconf(_SC_PAGESIZE);
 	uint64_t ids[2];
 	bio_episode_cgroups(t ? t->cgroups : NULL, ids);
 	skel->rodata->episode_cgroups[0] = ids[0];
@@ -93,24 +181,29 @@ static int load_once(struct block_io_bpf **out, const struct target_info *t,
 	return 0;
 }
 
-/* Loads the programs, the one at the throttle's entry where the kernel has
- * the throttle and takes a program there (some hosts' policies refuse
- * fentry programs): else without it, and *throttle_why says why. */
+/* Loads the programs, the fentry ones too where the kernel takes them
+ * (some hosts' policies refuse fentry programs): else without them, and
+ * *partial says what is missing then (and *throttle_why why the throttle's
+ * entry is not followed). */
 static int load(struct block_io_bpf **out, const struct target_info *t, char *throttle_why,
-		size_t len, struct errbuf *why)
+		size_t len, char *partial, size_t plen, struct errbuf *why)
 {
 	struct errbuf first;
 	struct bio_throttle_facts f;
 	bio_throttle_facts(&f);
-	if (!f.entry) {
+	*partial = '\0';
+	if (!f.entry)
 		snprintf(throttle_why, len, "the kernel has no throttle (__blk_throtl_bio)");
-		return load_once(out, t, &f, false, why);
-	}
-	if (load_once(out, t, &f, true, &first) == 0) {
+	else
 		*throttle_why = '\0';
+	if (load_once(out, t, &f, true, &first) == 0)
 		return 0;
-	}
-	snprintf(throttle_why, len, "the kernel refused a program at the throttle's entry: %.180s",
+	if (f.entry)
+		snprintf(throttle_why, len, "the kernel refused a program at the throttle's entry: %.180s",
+			 first.msg);
+	snprintf(partial, plen,
+		 "the kernel refused fentry programs (%.100s): dirty_bytes keeps the tree's dirty pages "
+		 "that were truncated before they were written",
 		 first.msg);
 	return load_once(out, t, &f, false, why);
 }
@@ -127,8 +220,9 @@ static int bio_probe(struct source_config *sc, const struct target_info *t, json
 	int r = ebpf_host_check(facts, why);
 	if (r == 0)
 		r = ebpf_need_helper(facts, "bpf_loop", BPF_FUNC_loop, "Linux 5.17 or later", why);
-	char throttle_why[256];
-	if (r == 0 && (r = load(&skel, NULL, throttle_why, sizeof(throttle_why), why)) == 0)
+	char throttle_why[256], partial[320];
+	if (r == 0 && (r = load(&skel, NULL, throttle_why, sizeof(throttle_why), partial,
+				sizeof(partial), why)) == 0)
 		block_io_bpf__destroy(skel);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
 	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(why->msg));
@@ -189,17 +283,77 @@ static void report_misses(struct block_io *b)
 	}
 }
 
+/* The name a thread's comm counts under among others: a kworker's without
+ * its pool and number (kworker/u8:2 is kworker), as a reader groups them */
+static void comm_group(const char *comm, char out[16])
+{
+	snprintf(out, 16, "%.15s", comm);
+	if (!strncmp(out, "kworker/", 8))
+		out[7] = '\0';
+}
+
+/* The manifest's other_top: the five comms outside the tree whose bios
+ * moved the most bytes on the selected devices (counted as queued), with
+ * how many bytes and how many comms were left out. */
+static void report_others(struct block_io *b)
+{
+	enum { TOP = 5, MAX = 4096 };
+	struct {
+		char comm[16];
+		uint64_t bytes[2];
+	} *all = calloc(MAX, sizeof(*all));
+	if (!all)
+		return;
+	size_t n = 0;
+	int fd = bpf_map__fd(b->skel->maps.other_comms);
+	struct comm_key k, next;
+	struct comm_bytes v;
+	for (int i = 0; n < MAX && bpf_map_get_next_key(fd, i ? &k : NULL, &next) == 0; i++) {
+		k = next;
+		if (bpf_map_lookup_elem(fd, &k, &v) < 0)
+			continue;
+		char g[16];
+		comm_group(k.comm, g);
+		size_t j = 0;
+		while (j < n && strcmp(all[j].comm, g))
+			j++;
+		if (j == n)
+			memcpy(all[n++].comm, g, sizeof(g));
+		all[j].bytes[0] += v.bytes[0];
+		all[j].bytes[1] += v.bytes[1];
+	}
+	json_t *top = json_array();
+	for (int t = 0; t < TOP; t++) {
+		size_t best = n;
+		for (size_t j = 0; j < n; j++)
+			if (all[j].comm[0] && (best == n || all[j].bytes[0] + all[j].bytes[1] >
+								   all[best].bytes[0] + all[best].bytes[1]))
+				best = j;
+		if (best == n)
+			break;
+		json_array_append_new(top, json_pack("{s:s, s:I, s:I}", "comm", all[best].comm,
+						     "read_bytes", (json_int_t)all[best].bytes[0],
+						     "write_bytes", (json_int_t)all[best].bytes[1]));
+		all[best].comm[0] = '\0';
+	}
+	json_object_set_new(b->manifest, "other_top", top);
+	free(all);
+}
+
 static void bio_close(void *state)
 {
 	struct block_io *b = state;
 	if (!b)
 		return;
-	if (b->manifest && b->skel)
+	if (b->manifest && b->skel) {
 		report_misses(b);
+		report_others(b);
+	}
 	ebpf_slots_close(&b->slots);
 	block_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
 	json_decref(b->manifest);
 	json_decref(b->inferred);
+	json_decref(b->flushed);
 	free(b);
 }
 
@@ -238,6 +392,15 @@ static void add_fields(struct block_io *b, json_t *row)
 		}
 	for (int c = BIO_ALL_READ_OPS; c < BIO_COUNTERS; c++)
 		b->total[c] = counter(row, counter_names[c]);
+	json_t *causes = json_object();
+	for (int k = 0; k < BIO_CAUSES; k++) {
+		json_t *one = json_object();
+		for (int c = 0; c < CAUSE_COUNTERS; c++)
+			b->cause[k][c] = counter(one, cause_counter_names[c]);
+		json_object_set_new(causes, cause_names[k], one);
+	}
+	json_object_set_new(row, "by_cause", causes);
+	b->dirty = counter(row, "dirty_bytes");
 	json_t *dev[BLK_MAX_DEVICES];
 	json_t *by = blk_by_device(&b->devs, dev);
 	for (size_t d = 0; d < b->devs.n; d++)
@@ -249,7 +412,7 @@ static void add_fields(struct block_io *b, json_t *row)
 static int check(struct block_io *b, struct errbuf *why)
 {
 	int r = ebpf_tree_check(&b->tree, why);
-	if (r == 0 && b->skel->bss->tree_bios_lost)
+	if (r == 0 && b->skel->bss->bios_lost)
 		r = errbuf_set(why, ENOSPC, "more of the tree's bios in flight at once than block_io can follow");
 	if (r == 0 && b->skel->bss->walks_cut)
 		r = errbuf_set(why, E2BIG, "a request held more bios than block_io walks");
@@ -296,6 +459,11 @@ static int bio_sample(void *state, struct errbuf *why)
 		}
 	for (int c = 0; c < BIO_COUNTERS; c++)
 		json_integer_set(b->total[c], (json_int_t)total[c]);
+	for (int k = 0; k < BIO_CAUSES; k++)
+		for (int c = 0; c < CAUSE_COUNTERS; c++)
+			json_integer_set(b->cause[k][c], (json_int_t)(now->cause[k][c] - b->prev.cause[k][c]));
+	__s64 dirty = __atomic_load_n(&b->skel->bss->tree_dirty_bytes, __ATOMIC_RELAXED);
+	json_integer_set(b->dirty, dirty > 0 ? (json_int_t)dirty : 0);
 	for (int dir = 0; dir < 2; dir++)
 		for (int k = 0; k < LOG2_HIST_BUCKETS; k++) {
 			json_integer_set(b->hist[0][dir][k],
@@ -318,11 +486,99 @@ static void bio_begin(void *state)
 	b->prev = *counts(b);
 }
 
-/* The tree is gone: a row may be the last, so a slot mid-update is waited
- * for, not left for a row that may never come. */
+/* A directory of the file system on the kernel's dev_t dev, opened, from
+ * /proc/self/mountinfo ("ID PARENT MAJOR:MINOR ROOT MOUNTPOINT ..."; the
+ * mount point's blanks escaped as \040): -1 when none is mounted. */
+static int mount_dir(uint32_t dev)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char line[4096], root[4096], point[4096];
+	unsigned ma, mi;
+	int fd = -1;
+	while (fd < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &ma, &mi, root, point) == 4 &&
+		    ma == dev >> 20 && mi == (dev & 0xfffff)) {
+			char path[4096];
+			size_t o = 0;
+			for (const char *p = point; *p && o + 1 < sizeof(path); p++)
+				if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] && p[3]) {
+					path[o++] = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+					p += 3;
+				} else {
+					path[o++] = *p;
+				}
+			path[o] = '\0';
+			fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+	fclose(f);
+	return fd;
+}
+
+/* block_io.flush_dirty: starts writeback of the pages the tree left dirty,
+ * and of no others: each inode with some (tree_inodes) opened by handle,
+ * its number and generation as the file system exports them
+ * (FILEID_INO32_GEN: ext4, xfs, ext2), and sync_file_range(2) asked to
+ * write its dirty pages; no sync(2) of the host, no metadata, no cache
+ * flush. Their bios count as writeback before the final row, which waits
+ * for dirty_bytes to reach 0 (bio_in_flight), at most the drain. */
+static void flush_dirty(struct block_io *b)
+{
+	int fd = bpf_map__fd(b->skel->maps.tree_inodes);
+	__u64 key, next;
+	struct tree_inode ti;
+	json_int_t asked = 0, refused = 0;
+	char why[200] = "";
+	uint32_t dir_dev = 0;
+	int dir = -1;
+	for (int i = 0; bpf_map_get_next_key(fd, i ? &key : NULL, &next) == 0; i++) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &ti) < 0 || ti.dirty <= 0)
+			continue;
+		if (dir < 0 || dir_dev != ti.dev) {
+			if (dir >= 0)
+				close(dir);
+			dir = mount_dir(dir_dev = ti.dev);
+		}
+		union {
+			struct file_handle h;
+			char bytes[sizeof(struct file_handle) + 8];
+		} fh;
+		uint32_t ino_gen[2] = {(uint32_t)ti.ino, ti.generation};
+		fh.h.handle_bytes = sizeof(ino_gen);
+		fh.h.handle_type = 1; /* FILEID_INO32_GEN */
+		memcpy(fh.h.f_handle, ino_gen, sizeof(ino_gen));
+		int f = dir < 0 ? (errno = ENOENT, -1)
+				: open_by_handle_at(dir, &fh.h, O_RDONLY | O_CLOEXEC | O_NOATIME);
+		if (f >= 0 && sync_file_range(f, 0, 0, SYNC_FILE_RANGE_WRITE) == 0) {
+			asked++;
+		} else {
+			refused++;
+			if (!*why)
+				snprintf(why, sizeof(why), "inode %llu on %u:%u: %s", (unsigned long long)ti.ino,
+					 ti.dev >> 20, ti.dev & 0xfffff,
+					 dir < 0 ? "its file system is not mounted here" : strerror(errno));
+		}
+		if (f >= 0)
+			close(f);
+	}
+	if (dir >= 0)
+		close(dir);
+	b->flushed = json_pack("{s:I, s:I, s:s?}", "inodes", asked, "refused", refused, "error",
+			       *why ? why : NULL);
+	json_object_set(b->manifest, "flush_dirty", b->flushed);
+}
+
+/* The tree is gone: its dirty pages are written back if asked, and a row
+ * may be the last, so a slot mid-update is waited for, not left for a row
+ * that may never come. */
 static void bio_finish(void *state)
 {
-	ebpf_slots_wait_whole(&((struct block_io *)state)->slots, EBPF_FINAL_WAIT_NS);
+	struct block_io *b = state;
+	if (b->flush_dirty)
+		flush_dirty(b);
+	ebpf_slots_wait_whole(&b->slots, EBPF_FINAL_WAIT_NS);
 }
 
 /* The devices have had nothing in flight and completed nothing for this
@@ -356,7 +612,7 @@ static bool devices_quiet(struct block_io *b)
  * that no issued request holds yet may still wait (at the throttle, in the
  * I/O scheduler) however idle the device looks. A bio-based device (dm,
  * md) issues no request: its in_flight counts its bios. */
-static bool surely_ended(const struct block_io *b, const struct tree_bio *tb)
+static bool surely_ended(const struct block_io *b, const struct bio_entry *tb)
 {
 	if (tb->held)
 		return false;
@@ -367,32 +623,56 @@ static bool surely_ended(const struct block_io *b, const struct tree_bio *tb)
 	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
 }
 
-/* The bio at key ended unseen: taken out of tree_bios and counted into
- * extra, as the program counts an end it did not see (tree_bio_end). A
- * bio the program takes meanwhile is counted there, once: whoever deletes
- * it counts it. */
+/* Bytes of a bio (its owner's) into extra, as the program's count_bytes */
+static void count_bytes_extra(struct block_io *b, const struct bio_entry *tb, __u32 bytes)
+{
+	if (tb->kind != TB_READ && tb->kind != TB_WRITE)
+		return;
+	bool write = tb->kind == TB_WRITE, tree = tb->owner == OWNER_TREE;
+	enum bio_counter c = tree ? (write ? BIO_WRITE_BYTES : BIO_READ_BYTES)
+				  : (write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES);
+	for (int k = 0; k < 2; k++)
+		if (tb->dev[k] < BIO_DEVICES)
+			b->extra.dev[tb->dev[k]][c] += bytes;
+	if (tree && tb->cause < BIO_CAUSES)
+		b->extra.cause[tb->cause][write ? CC_WRITE_BYTES : CC_READ_BYTES] += bytes;
+}
+
+/* The bio at key ended unseen: taken out of the bios map and counted into
+ * extra, as the program counts an end it did not see (bio_end). A bio the
+ * program takes meanwhile is counted there, once: whoever deletes it
+ * counts it. */
 static void count_inferred(struct block_io *b, int fd, __u64 key)
 {
-	struct tree_bio tb;
+	struct bio_entry tb;
 	if (bpf_map_lookup_elem(fd, &key, &tb) < 0 || bpf_map_delete_elem(fd, &key) < 0)
 		return;
-	__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&b->skel->bss->bios_inflight, 1, __ATOMIC_RELAXED);
+	if (tb.owner == OWNER_TREE)
+		__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
+	if (tb.bytes > tb.done)
+		count_bytes_extra(b, &tb, tb.bytes - tb.done);
+	if (tb.owner != OWNER_TREE || tb.split)
+		return;
 	for (int k = 0; k < 2; k++) {
 		__u64 *dev = tb.dev[k] < BIO_DEVICES ? b->extra.dev[tb.dev[k]] : NULL;
 		if (!dev)
 			continue;
-		if (tb.kind == TB_READ || tb.kind == TB_WRITE || tb.kind == TB_DISCARD) {
-			enum bio_counter ops = tb.kind == TB_READ    ? BIO_READ_OPS
-					       : tb.kind == TB_WRITE ? BIO_WRITE_OPS
-								     : BIO_DISCARD_OPS;
-			dev[ops]++;
-			dev[ops + 1] += tb.bytes; /* each kind's bytes follow its ops */
+		if (tb.kind == TB_READ)
+			dev[BIO_READ_OPS]++;
+		else if (tb.kind == TB_WRITE)
+			dev[BIO_WRITE_OPS]++;
+		else if (tb.kind == TB_DISCARD) {
+			dev[BIO_DISCARD_OPS]++;
+			dev[BIO_DISCARD_BYTES] += tb.bytes;
 		}
 		if (tb.flush)
 			dev[BIO_FLUSH_OPS]++;
 	}
 	if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
 		int dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
+		if (tb.cause < BIO_CAUSES)
+			b->extra.cause[tb.cause][dir == BIO_DIR_WRITE ? CC_WRITE_OPS : CC_READ_OPS]++;
 		b->extra.size_hist[dir][log2_bucket(tb.bytes)]++;
 		b->extra.ends_inferred[dir]++;
 	} else {
@@ -400,21 +680,21 @@ static void count_inferred(struct block_io *b, int fd, __u64 key)
 	}
 }
 
-/* Counts the tree's bios left in tree_bios that have surely ended. A pass
+/* Counts the bios left in the bios map that have surely ended. A pass
  * collects keys, then takes them out (a walk cannot go on from a key it
  * deleted); another pass follows while one found a full batch. */
 static void infer_ends(struct block_io *b)
 {
 	enum { BATCH = 64 };
-	int fd = bpf_map__fd(b->skel->maps.tree_bios);
+	int fd = bpf_map__fd(b->skel->maps.bios);
 	__u64 keys[BATCH], cur = 0, next;
 	size_t n;
-	for (int pass = 0; pass <= TREE_BIOS_MAX / BATCH; pass++) {
+	for (int pass = 0; pass <= BIOS_MAX / BATCH; pass++) {
 		n = 0;
-		for (int i = 0; i < TREE_BIOS_MAX && n < BATCH &&
+		for (int i = 0; i < BIOS_MAX && n < BATCH &&
 				bpf_map_get_next_key(fd, i ? &cur : NULL, &next) == 0;
 		     i++) {
-			struct tree_bio tb;
+			struct bio_entry tb;
 			cur = next;
 			if (bpf_map_lookup_elem(fd, &cur, &tb) == 0 && surely_ended(b, &tb))
 				keys[n++] = cur;
@@ -480,10 +760,13 @@ static bool bio_in_flight(void *state, json_t **left)
 		n = __atomic_load_n(&b->skel->bss->tree_bios_inflight, __ATOMIC_RELAXED);
 	}
 	uint64_t held = throttle_held(b, counts(b));
-	if (n <= 0 && held == 0)
+	__s64 dirty = b->flush_dirty ? __atomic_load_n(&b->skel->bss->tree_dirty_bytes, __ATOMIC_RELAXED) : 0;
+	if (n <= 0 && held == 0 && dirty <= 0)
 		return false;
 	*left = json_pack("{s:I, s:I}", "bios", (json_int_t)(n > 0 ? n : 0), "throttled_bytes",
 			  (json_int_t)held);
+	if (b->flush_dirty)
+		json_object_set_new(*left, "dirty_bytes", json_integer(dirty > 0 ? (json_int_t)dirty : 0));
 	return true;
 }
 
@@ -494,9 +777,12 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	if (!b)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	char throttle_why[256];
-	int r = blk_config_devices(sc->priv, &b->devs, why);
+	const struct bio_config *cfg = sc->priv;
+	b->flush_dirty = cfg->flush_dirty;
+	int r = blk_config_devices(&cfg->blk, &b->devs, why);
 	if (r == 0)
-		r = load(&b->skel, t, throttle_why, sizeof(throttle_why), why);
+		r = load(&b->skel, t, throttle_why, sizeof(throttle_why), b->partial_why,
+			 sizeof(b->partial_why), why);
 	/* For the tests only: no completion program runs, so every end of the
 	 * tree's bios is inferred (block_io.bpf.c, "Ends no program sees"), as
 	 * on a host whose kernel runs no program where the devices complete. */
@@ -525,6 +811,8 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 		json_object_set_new(manifest, "test_unseen_ends", json_true());
 	json_object_set_new(manifest, "throttle_entry",
 			    *throttle_why ? json_string(throttle_why) : json_null());
+	if (*b->partial_why)
+		json_object_set_new(manifest, "causes_partial", json_string(b->partial_why));
 	b->manifest = json_incref(manifest);
 	ebpf_slots_report(&b->slots, manifest);
 	*state = b;
@@ -534,10 +822,10 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 const struct collector_ops block_io_ops = {
 	.name = "block_io",
 	.available_in_deployment = false,
-	.priv_size = sizeof(struct blk_config),
-	.init = blk_config_init_drain,
-	.parse_key = blk_config_parse,
-	.describe = blk_config_describe,
+	.priv_size = sizeof(struct bio_config),
+	.init = bio_config_init,
+	.parse_key = bio_config_parse,
+	.describe = bio_config_describe,
 	.probe = bio_probe,
 	.open = bio_open,
 	.begin = bio_begin,

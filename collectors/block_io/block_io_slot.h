@@ -14,9 +14,14 @@
 #define BIO_NO_DEVICE 0xff
 
 /* A device's counters. The tree's: every bio one of its processes
- * submitted, counted when the bio completes. Everyone's (ALL_*): every
- * read or write request the device completed, as /proc/diskstats counts
- * them. */
+ * submitted, and every write of pages it dirtied whoever submits it,
+ * counted when the bio completes. Everyone's (ALL_*): every request the
+ * device completed, as /proc/diskstats counts them (write-zeroes among the
+ * writes, and in their own counters too; discards apart). Of ALL_*'s read
+ * and write bytes, what is not the tree's is OTHER (bios submitted outside
+ * the tree) or UNATTRIBUTED (no bio block_io saw queued: write-zeroes,
+ * bios queued before it attached), so that tree + other + unattributed =
+ * all, at every completion. */
 enum bio_counter {
 	BIO_READ_OPS,
 	BIO_READ_BYTES,
@@ -29,8 +34,32 @@ enum bio_counter {
 	BIO_ALL_READ_BYTES,
 	BIO_ALL_WRITE_OPS,
 	BIO_ALL_WRITE_BYTES,
+	BIO_OTHER_READ_BYTES,
+	BIO_OTHER_WRITE_BYTES,
+	BIO_UNATTRIBUTED_READ_BYTES,
+	BIO_UNATTRIBUTED_WRITE_BYTES,
+	BIO_ALL_DISCARD_OPS,
+	BIO_ALL_DISCARD_BYTES,
+	BIO_ALL_WRITE_ZEROES_OPS,
+	BIO_ALL_WRITE_ZEROES_BYTES,
 	BIO_COUNTERS
 };
+
+/* Why the tree's bio moved its bytes (docs/data-model.md, "Causes"). */
+enum bio_cause {
+	CAUSE_DIRECT,
+	CAUSE_DEMAND,
+	CAUSE_READAHEAD,
+	CAUSE_MMAP,
+	CAUSE_WRITEBACK,
+	CAUSE_SYNC,
+	CAUSE_SWAP,
+	CAUSE_METADATA,
+	BIO_CAUSES
+};
+
+/* A cause's counters: as the tree's read and write ones */
+enum cause_counter { CC_READ_OPS, CC_READ_BYTES, CC_WRITE_OPS, CC_WRITE_BYTES, CAUSE_COUNTERS };
 
 enum bio_dir {
 	BIO_DIR_READ,
@@ -39,22 +68,51 @@ enum bio_dir {
 	BIO_DIRS
 };
 
-/* The tree's bios in flight at most (tree_bios' size). */
-#define TREE_BIOS_MAX 65536
+/* Bios in flight at most (the bios map's size), the tree's and others'. */
+#define BIOS_MAX 262144
+/* Inodes whose pages the tree dirtied, at most (tree_inodes, an LRU). */
+#define TREE_INODES_MAX 65536
 
-/* tree_bios' value: what a bio of the tree will count when it ends. */
-enum tree_bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };
-struct tree_bio {
+/* The bios map's value: what a bio will count when it ends. */
+enum bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };
+enum bio_owner { OWNER_TREE, OWNER_OTHER };
+struct bio_entry {
 	__u64 queue_ns;
 	__u64 issue_ns; /* 0 until a request holding it is issued */
-	__u32 bytes;
-	__u8 kind;   /* enum tree_bio_kind */
-	__u8 flush;  /* asked for a cache flush first (REQ_PREFLUSH) */
-	__u8 dev[2]; /* its device's index and its disk's, or BIO_NO_DEVICE */
+	__u32 bytes;    /* as queued */
+	__u8 kind;      /* enum bio_kind */
+	__u8 flush;     /* asked for a cache flush first (REQ_PREFLUSH) */
+	__u8 dev[2];    /* its device's index and its disk's, or BIO_NO_DEVICE */
 	/* taken at the throttle (blk-throttle), where the tree submitted it:
 	 * not queued yet, only its device known; block_bio_queue fills the
 	 * rest when the throttle lets it go, from a kworker */
 	__u8 held;
+	__u8 owner;     /* enum bio_owner */
+	__u8 cause;     /* enum bio_cause, the tree's */
+	/* a part split from a bio (block_split): its bytes count with the
+	 * bio's owner and cause, its end in no op (the bio's own end is the
+	 * op, its size the size) */
+	__u8 split;
+	__u32 done; /* bytes its completions counted so far */
+};
+
+/* tree_inodes' value: the bytes of the inode's pages the tree dirtied and
+ * nobody wrote yet, and what names the inode to open_by_handle_at(2)
+ * (block_io.flush_dirty) */
+struct tree_inode {
+	__s64 dirty;
+	__u64 ino;
+	__u32 dev; /* the kernel's dev_t of its file system */
+	__u32 generation;
+};
+
+/* other_comms' key and value: bytes of bios queued outside the tree by
+ * the submitter's comm, [0] read, [1] written */
+struct comm_key {
+	char comm[16];
+};
+struct comm_bytes {
+	__u64 bytes[2];
 };
 
 /* One CPU's counts since the program was loaded. A bio to a partition
@@ -74,6 +132,8 @@ struct bio_slot {
 	 * device, in any task: beside the throttle's own count of what entered
 	 * it (blkio.throttle.io_service_bytes), what it still holds */
 	__u64 cg_queued_bytes[BIO_DEVICES];
+	/* the tree's bios by cause, each once (not per device) */
+	__u64 cause[BIO_CAUSES][CAUSE_COUNTERS];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 
 #endif

@@ -333,9 +333,9 @@ PY
 
 # Who writes back what a buffered write dirtied, on ext4 on a loop device of
 # its own: sync(2) (coreutils' `sync`) only wakes the flusher and waits for
-# it, so those bios are the kernel's, in all_write_bytes and not the tree's;
-# fsync(2) of the file (`sync FILE`) writes back in the calling task, so they
-# are the tree's.
+# it, so its kworker writes the pages back, and they are the tree's all the
+# same, as writeback (by_cause); fsync(2) of the file (`sync FILE`) writes
+# back in the calling task: the tree's, as sync.
 sync_episode() { # name command-after-the-write
 	cat >"$WORK/$1.yaml" <<EOY
 episode: {name: $1, output_dir: $WORK/episodes}
@@ -365,11 +365,18 @@ n = 8 << 20
 for name in ("sync2", "fsync"):
     wb = total(name, "proc_io", "write_bytes")
     assert n <= wb <= n + (64 << 10), "%s: proc_io write_bytes %d, %d written" % (name, wb, n)
+def cause(name, c):
+    return sum(json.loads(l)["by_cause"][c]["write_bytes"] for l in open("%s/%s/block_io.jsonl" % (sys.argv[1], name)))
+# the data as writeback or sync, exactly; beside it only the file system's
+# own blocks written in a task of the tree (metadata)
 tree, all_ = total("sync2", "block_io", "write_bytes"), total("sync2", "block_io", "all_write_bytes")
-assert tree < n // 8 and all_ >= n, "sync(2): the tree wrote %d, the device took %d" % (tree, all_)
-ftree = total("fsync", "block_io", "write_bytes")
-assert ftree >= n, "fsync: the tree wrote %d of %d" % (ftree, n)
-print("8 MiB dirtied: after sync(2) the tree sent %d bytes and the device took %d; after fsync the tree sent %d" % (tree, all_, ftree))
+wb, sy, meta = cause("sync2", "writeback"), cause("sync2", "sync"), cause("sync2", "metadata")
+assert wb + sy == n and tree == n + meta and wb >= n // 2 and all_ >= n, \
+    "sync(2): the tree wrote %d (writeback %d, sync %d, metadata %d), the device took %d" % (tree, wb, sy, meta, all_)
+ftree, fsy, fmeta = total("fsync", "block_io", "write_bytes"), cause("fsync", "sync"), cause("fsync", "metadata")
+assert fsy == n and ftree == n + fmeta, "fsync: the tree wrote %d of %d, %d as sync, %d metadata" % (ftree, n, fsy, fmeta)
+print("8 MiB dirtied: after sync(2) the tree's %d bytes, %d written back by the flusher, the device took %d; "
+      "after fsync the tree's %d, as sync" % (tree, wb, all_, ftree))
 PY
 )
 
@@ -541,7 +548,7 @@ if ! setup >"$WORK/setup.out" 2>&1; then
 	setup_out=$(tr '\n' ' ' <"$WORK/setup.out")
 	for t in block_io_counts_the_trees_direct_io_exactly block_io_all_holds_io_from_outside_the_tree \
 		diskstats_agrees_with_block_io_all export_spreads_block_sources_over_a_grid \
-		block_io_infers_the_ends_no_program_saw buffered_writes_reach_the_device_at_fsync_in_the_tree sync_hands_writeback_to_the_flusher_fsync_keeps_it \
+		block_io_infers_the_ends_no_program_saw buffered_writes_reach_the_device_at_fsync_in_the_tree sync_hands_writeback_to_the_flusher_the_bytes_stay_the_trees \
 		block_sources_final_row_waits_for_io_in_flight diskstats_device_that_vanishes_is_null_and_warned \
 		block_sources_nonexistent_device_exits_78 block_io_not_permitted_exits_77_or_unavailable; do
 		skip $t "no loop device: $setup_out"
@@ -565,7 +572,7 @@ for engine in io_uring libaio; do
 done
 check block_io_counts_a_throttled_prefetch_after_the_tree_is_gone throttled_prefetch
 check buffered_writes_reach_the_device_at_fsync_in_the_tree buffered_fsync
-check sync_hands_writeback_to_the_flusher_fsync_keeps_it sync_writeback
+check sync_hands_writeback_to_the_flusher_the_bytes_stay_the_trees sync_writeback
 check block_sources_final_row_waits_for_io_in_flight in_flight_at_exit
 check diskstats_device_that_vanishes_is_null_and_warned vanishing
 check block_sources_nonexistent_device_exits_78 bad_devices

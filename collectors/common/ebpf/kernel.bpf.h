@@ -35,16 +35,87 @@ struct signal_struct {
 
 /* A descriptor's open file (syscall_io's by_kind), its inode and its file
  * system (the access pattern's file and block size) */
+struct block_device;
+
 struct super_block {
 	__u32 s_dev;                /* dev_t: st_dev */
 	unsigned long s_blocksize; /* what statfs(2) gives as f_bsize */
+	struct block_device *s_bdev; /* its device; none for a pseudo file system */
 } __attribute__((preserve_access_index));
 
 struct inode {
 	unsigned short i_mode; /* umode_t: S_IFMT and the permissions */
 	unsigned long i_ino;
+	__u32 i_generation;
 	struct super_block *i_sb;
 } __attribute__((preserve_access_index));
+
+/* A file's page cache (block_io's causes): its inode */
+struct address_space {
+	struct inode *host;
+} __attribute__((preserve_access_index));
+
+/* A page, and a folio (a page and those after it, as one): the flags are
+ * the first word of both in every release (memdesc_flags_t from Linux
+ * 6.18 is that word in a struct, which CO-RE would not relocate to), so
+ * they are read at offset 0. mapping's low bits mark anonymous and movable
+ * pages; compound_head's lowest marks a tail page, the rest its head. */
+struct page {
+	struct address_space *mapping;
+	unsigned long compound_head;
+} __attribute__((preserve_access_index));
+
+/* A large folio's pages: _nr_pages from Linux 6.15, _folio_nr_pages before
+ * (6.1 to 6.14; a folio of a page cache that has only order-0 folios, as
+ * ext4's before 6.16, never gets here) */
+struct folio {
+	struct address_space *mapping;
+	unsigned int _nr_pages;
+} __attribute__((preserve_access_index));
+
+struct folio___before_6_15 {
+	unsigned int _folio_nr_pages;
+} __attribute__((preserve_access_index));
+
+enum pageflags {
+	PG_locked = 0,
+	PG_writeback = 1,
+	PG_uptodate = 3,
+	PG_head = 6,
+};
+
+#define KERNEL_S_IFMT 0170000
+#define KERNEL_S_IFBLK 0060000
+#define KERNEL_PAGE_MAPPING_FLAGS 3ul /* PAGE_MAPPING_ANON | PAGE_MAPPING_MOVABLE */
+
+static __always_inline unsigned long kernel_page_flags(const void *page)
+{
+	unsigned long flags = 0;
+	bpf_probe_read_kernel(&flags, sizeof(flags), page);
+	return flags;
+}
+
+#define kernel_page_flag(flags, f) (((flags) >> bpf_core_enum_value(enum pageflags, f)) & 1)
+
+/* The head of the folio page belongs to. */
+static __always_inline struct page *kernel_page_head(struct page *page)
+{
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+	return head & 1 ? (struct page *)(head - 1) : page;
+}
+
+/* Pages in folio. */
+static __always_inline __u64 kernel_folio_pages(struct folio *folio)
+{
+	if (!kernel_page_flag(kernel_page_flags(folio), PG_head))
+		return 1;
+	if (bpf_core_field_exists(folio->_nr_pages))
+		return BPF_CORE_READ(folio, _nr_pages);
+	struct folio___before_6_15 *old = (void *)folio;
+	if (bpf_core_field_exists(old->_folio_nr_pages))
+		return BPF_CORE_READ(old, _folio_nr_pages);
+	return 1;
+}
 
 struct file {
 	struct inode *f_inode;
@@ -159,6 +230,10 @@ struct blkcg_gq {
 	struct blkcg *blkcg;
 } __attribute__((preserve_access_index));
 
+struct bio_vec {
+	struct page *bv_page;
+} __attribute__((preserve_access_index));
+
 struct bio {
 	struct bio *bi_next; /* the next bio of a request */
 	struct block_device *bi_bdev;
@@ -167,6 +242,9 @@ struct bio {
 	__u8 bi_status;          /* blk_status_t */
 	struct bvec_iter bi_iter;
 	struct blkcg_gq *bi_blkg;
+	void *bi_private;        /* a split's: the bio it was split from (bio_chain) */
+	unsigned short bi_vcnt;  /* pages in bi_io_vec */
+	struct bio_vec *bi_io_vec;
 } __attribute__((preserve_access_index));
 
 /* include/linux/blk_types.h: the bio would have blocked (REQ_NOWAIT and no
@@ -193,15 +271,22 @@ enum kernel_req_op {
 	KERNEL_REQ_OP_WRITE = 1,
 	KERNEL_REQ_OP_FLUSH = 2,
 	KERNEL_REQ_OP_DISCARD = 3,
+	KERNEL_REQ_OP_WRITE_ZEROES = 9,
 };
 
 enum req_flag_bits {
+	__REQ_META = 12,
 	__REQ_PREFLUSH = 18,
+	__REQ_RAHEAD = 19,
+	__REQ_SWAP = 24,
 };
+
+/* a flag's bit, where the running kernel has it (a constant: CO-RE) */
+#define kernel_req_flag(bit) (1u << bpf_core_enum_value(enum req_flag_bits, bit))
 
 static __always_inline unsigned int kernel_req_preflush(void)
 {
-	return 1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH);
+	return kernel_req_flag(__REQ_PREFLUSH);
 }
 
 /* include/linux/blk-mq.h: a request in the middle of its cache-flush
