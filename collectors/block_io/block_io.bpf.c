@@ -125,9 +125,10 @@ struct {
 	__type(value, struct comm_bytes);
 } other_comms SEC(".maps");
 
-/* bios that found the bios map full: the sampler fails rather than
- * undercount */
+/* the tree's bios that found the bios map full: the sampler fails rather
+ * than undercount; others' count on, their bytes unattributed */
 __u64 bios_lost;
+__u64 other_bios_lost;
 /* bios of the tree that ended with BLK_STS_AGAIN before reaching the
  * device (iops_bio_complete): in no count, said in the manifest */
 __u64 bios_would_block;
@@ -191,7 +192,7 @@ static __always_inline bool take(__u64 key, struct bio_entry *out)
 static __always_inline void remember(__u64 key, const struct bio_entry *tb)
 {
 	if (bpf_map_update_elem(&bios, &key, tb, BPF_NOEXIST) < 0) {
-		__sync_fetch_and_add(&bios_lost, 1);
+		__sync_fetch_and_add(tb->owner == OWNER_TREE ? &bios_lost : &other_bios_lost, 1);
 		return;
 	}
 	__sync_fetch_and_add(&bios_inflight, 1);

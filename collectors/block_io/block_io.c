@@ -264,6 +264,13 @@ static void report_misses(struct block_io *b)
 	json_object_set_new(b->manifest, "recursion_misses", json_integer(n));
 	json_object_set_new(b->manifest, "bios_would_block",
 			    json_integer((json_int_t)b->skel->bss->bios_would_block));
+	if (b->skel->bss->other_bios_lost) {
+		snprintf(msg, sizeof(msg),
+			 "%llu bios from outside the tree found block_io's table full: their bytes are "
+			 "in unattributed_*, not other_*",
+			 (unsigned long long)b->skel->bss->other_bios_lost);
+		warn(b, msg);
+	}
 	if (n) {
 		snprintf(msg, sizeof(msg),
 			 "the kernel skipped its programs %lld times, each already running on that CPU "
@@ -565,8 +572,9 @@ static void flush_dirty(struct block_io *b)
 	}
 	if (dir >= 0)
 		close(dir);
-	b->flushed = json_pack("{s:I, s:I, s:s?}", "inodes", asked, "refused", refused, "error",
-			       *why ? why : NULL);
+	b->flushed = json_pack("{s:I, s:I}", "inodes", asked, "refused", refused);
+	if (*why)
+		json_object_set_new(b->flushed, "error", json_string(why));
 	json_object_set(b->manifest, "flush_dirty", b->flushed);
 }
 

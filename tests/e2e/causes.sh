@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Every device byte with its cause (issue 50): block_io's by_cause, other_*,
+# unattributed_*, dirty_bytes and flush_dirty, on ext4 made without lazy
+# init on a loop device of the test's own. Ground truth: the workload's own
+# count of what it did (tests/workloads/cachework: every cause in turn, an
+# 8-process loader), a writer outside the tree, proc_io's write_bytes and
+# cancelled_write_bytes (the ledger) and diskstats (every byte placed), all
+# in the same episodes. The sums are held in every row, by causes.py.
+. "$(dirname "$0")/lib/common.sh"
+
+CACHEWORK=$WORKLOADS/cachework
+N=$((64 << 20))
+FSLOOP=
+causes_cleanup() {
+	umount "$WORK/mnt" 2>/dev/null
+	[ -n "$FSLOOP" ] && losetup -d "$FSLOOP"
+	rm -f "/dev/shm/iopsample-causes-$$.img"
+}
+trap 'causes_cleanup; cleanup' EXIT
+
+setup() {
+	local img=/dev/shm/iopsample-causes-$$.img
+	truncate -s 640M "$img" && FSLOOP=$(losetup -f --show "$img") || { FSLOOP=; echo "no loop device"; return 1; }
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$FSLOOP" && mkdir -p "$WORK/mnt" &&
+		mount "$FSLOOP" "$WORK/mnt" || { echo "mkfs or mount failed"; return 1; }
+}
+
+episode() { # name flush_dirty command...
+	local name=$1 flush=$2 dev
+	shift 2
+	dev=$(basename "$FSLOOP")
+	local cmd
+	cmd=$(printf '"%s", ' "$@")
+	cat >"$WORK/$name.yaml" <<EOY
+episode: {name: $name, output_dir: $WORK/episodes}
+target: {command: [${cmd%, }], stdout: inherit}
+sources:
+  block_io: {interval: 50ms, devices: [$dev], flush_dirty: $flush}
+  diskstats: {interval: 50ms, devices: [$dev]}
+  proc_io: {interval: 50ms}
+EOY
+	# the report through a pipe: a file would be the tree's write too (in
+	# proc_io's write_bytes), on another device than the one judged
+	set -o pipefail
+	"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet | cat >"$WORK/$name.did" || { echo "run $name: exit $?"; return 1; }
+	find "$WORK/mnt" -maxdepth 1 -type f -delete && sync
+}
+
+judge() { # name what
+	episode_py "$WORK/episodes/$1" "$2" "$N" "$WORK/$1.did" <<'PY'
+import causes
+print(causes.judge(ep, sys.argv[2], int(sys.argv[3]), sys.argv[4]))
+PY
+}
+
+# direct, fsync, cold read, cold mmap, buffered, in one episode; the tree's
+# dirty pages written back at its end (flush_dirty)
+every_cause() {
+	episode every true "$CACHEWORK" "$WORK/mnt" "$N" direct:a fsync:b drop:a drop:b read:b mmap:a buffered:c &&
+		judge every every
+}
+
+# a buffered write, then exit, without flush_dirty: what the flusher did not
+# write yet is the final row's dirty_bytes
+left_dirty() {
+	episode dirty false "$CACHEWORK" "$WORK/mnt" "$N" buffered:d && judge dirty dirty
+}
+
+# a writer outside the tree (O_DIRECT: its own bios, none the flusher's),
+# while the tree waits for it to finish
+outside() {
+	rm -f "$WORK/go" "$WORK/done"
+	(
+		while [ ! -e "$WORK/go" ]; do sleep 0.02; done
+		dd if=/dev/zero of="$WORK/mnt/outside" bs=1M count=32 oflag=direct status=none
+		touch "$WORK/done"
+	) &
+	episode outside false sh -c "touch $WORK/go; while [ ! -e $WORK/done ]; do sleep 0.02; done" &&
+		judge outside outside
+}
+
+# 8 processes read a cold dataset, the parent writes a checkpoint with
+# fsync and exits; every byte diskstats counted is placed (without
+# flush_dirty: diskstats' final row does not wait for block_io's flush)
+loader() {
+	"$CACHEWORK" "$WORK/mnt" "$N" fsync:dataset drop:dataset >/dev/null || { echo "dataset"; return 1; }
+	episode loader false "$CACHEWORK" "$WORK/mnt" "$N" forks:8:dataset fsync:checkpoint &&
+		judge loader loader
+}
+
+if setup >"$WORK/setup.out" 2>&1; then
+	check block_io_names_every_cause_of_the_trees_bytes every_cause
+	check block_io_dirty_bytes_is_what_the_tree_left_unwritten left_dirty
+	check block_io_puts_a_writer_outside_the_tree_in_other outside
+	check block_io_places_every_byte_of_an_8_process_loader loader
+else
+	for t in names_every_cause_of_the_trees_bytes dirty_bytes_is_what_the_tree_left_unwritten \
+		puts_a_writer_outside_the_tree_in_other places_every_byte_of_an_8_process_loader; do
+		fail "block_io_$t" "$(tail -n 2 "$WORK/setup.out" | tr '\n' ' ')"
+	done
+fi

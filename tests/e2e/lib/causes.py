@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""block_io's causes judged (tests/e2e/causes.sh, the kernel matrix's
+`causes`): the sums every row must hold, the ledger across sources, and each
+case against what tests/workloads/cachework says it did."""
+import json
+
+from epi import expect
+
+CAUSES = ("direct", "demand", "readahead", "mmap", "writeback", "sync", "swap", "metadata")
+DIRS = ("read", "write")
+
+
+def cause(ep, c, d):
+    return sum(r["by_cause"][c]["%s_bytes" % d] for r in ep.rows["block_io"])
+
+
+def rows_hold(ep):
+    """In every row, top level and per device: tree + other + unattributed =
+    all_*, bytes; the causes sum to the tree's bytes and bios. Returns the
+    episode's unattributed share of all_* bytes."""
+    for r in ep.rows["block_io"]:
+        where = "block_io row %d" % r["seq"]
+        for scope, f in [("", r)] + [(" " + n, d) for n, d in r["by_device"].items()]:
+            for d in DIRS:
+                parts = f["%s_bytes" % d] + f["other_%s_bytes" % d] + f["unattributed_%s_bytes" % d]
+                expect(parts == f["all_%s_bytes" % d], "%s%s: tree %d + other %d + unattributed %d != all_%s_bytes %d" % (
+                    where, scope, f["%s_bytes" % d], f["other_%s_bytes" % d], f["unattributed_%s_bytes" % d], d,
+                    f["all_%s_bytes" % d]))
+        for d in DIRS:
+            for k in ("bytes", "ops"):
+                s = sum(r["by_cause"][c]["%s_%s" % (d, k)] for c in CAUSES)
+                expect(s == r["%s_%s" % (d, k)], "%s: causes' %s_%s %d, the tree's %d" % (where, d, k, s, r["%s_%s" % (d, k)]))
+    everything = ep.total("block_io", "all_read_bytes") + ep.total("block_io", "all_write_bytes")
+    unplaced = ep.total("block_io", "unattributed_read_bytes") + ep.total("block_io", "unattributed_write_bytes")
+    expect(unplaced <= 0.01 * everything, "unattributed %d of %d bytes" % (unplaced, everything))
+    return unplaced / everything if everything else 0.0
+
+
+def diskstats_placed(ep, dirs):
+    """Every byte diskstats counted is block_io's all_*, so placed."""
+    for d in dirs:
+        ds, al = ep.total("diskstats", "%s_bytes" % d), ep.total("block_io", "all_%s_bytes" % d)
+        expect(ds == al, "diskstats %s_bytes %d, block_io all_%s_bytes %d" % (d, ds, d, al))
+
+
+def ledger(ep):
+    """proc_io's write_bytes - cancelled_write_bytes = direct + writeback +
+    sync + the final dirty_bytes."""
+    rows = ep.rows["block_io"]
+    dirtied = ep.total("proc_io", "write_bytes") - ep.total("proc_io", "cancelled_write_bytes")
+    placed = sum(cause(ep, c, "write") for c in ("direct", "writeback", "sync")) + rows[-1]["dirty_bytes"]
+    expect(dirtied == placed, "ledger: proc_io write_bytes - cancelled %d, direct + writeback + sync + dirty %d" % (
+        dirtied, placed))
+    return dirtied
+
+
+def judge(ep, what, n, did_path):
+    """Holds the episode to what cachework (its report at did_path) did."""
+    with open(did_path) as f:
+        text = f.read()
+    did = json.loads(text) if text.strip() else {}
+    rows = ep.rows["block_io"]
+    unplaced = rows_hold(ep)
+    # flush_dirty's writes come after the tree: diskstats' final row does
+    # not wait for them
+    flushed = ep.manifest["config"]["sources"]["block_io"].get("flush_dirty")
+    diskstats_placed(ep, ("read",) if flushed else DIRS)
+    got = {c: (cause(ep, c, "read"), cause(ep, c, "write")) for c in CAUSES}
+    said = ", ".join("%s %d/%d" % (c, r >> 10, w >> 10) for c, (r, w) in got.items() if r or w)
+    if what == "every":
+        expect(did["direct"] == did["fsync"] == did["buffered"] == did["read"] == did["mmap"] == n, "cachework: %s" % did)
+        expect(got["direct"][1] == n, "direct writes %d of %d" % (got["direct"][1], n))
+        wb, sy = got["writeback"][1], got["sync"][1]
+        expect(wb + sy == 2 * n and wb >= n, "writeback %d + sync %d, the tree wrote 2 x %d through the cache" % (wb, sy, n))
+        rd = got["readahead"][0] + got["demand"][0]
+        expect(rd == n, "readahead + demand %d of a cold read of %d" % (rd, n))
+        expect(got["mmap"][0] == n, "mmap %d of a cold scan of %d" % (got["mmap"][0], n))
+        expect(rows[-1]["dirty_bytes"] == 0, "final dirty_bytes %d after flush_dirty" % rows[-1]["dirty_bytes"])
+        fl = ep.manifest["sources"]["block_io"]["flush_dirty"]
+        expect(fl["inodes"] >= 1 and fl["refused"] == 0, "flush_dirty: %s" % fl)
+        ledger(ep)
+    elif what == "dirty":
+        wb, left = got["writeback"][1] + got["sync"][1], rows[-1]["dirty_bytes"]
+        expect(wb + left == n, "written back %d + left dirty %d, the tree wrote %d" % (wb, left, n))
+        ledger(ep)
+        said += "; left dirty %d KiB" % (left >> 10)
+    elif what == "outside":
+        tree = ep.total("block_io", "read_bytes") + ep.total("block_io", "write_bytes")
+        other = ep.total("block_io", "other_write_bytes")
+        expect(tree == 0, "the tree's bytes %d: it wrote nothing" % tree)
+        expect(other >= 32 << 20, "other_write_bytes %d, the outside writer wrote %d" % (other, 32 << 20))
+        top = ep.manifest["sources"]["block_io"]["other_top"]
+        dd = [t for t in top if t["comm"] == "dd"]
+        expect(dd and dd[0]["write_bytes"] == 32 << 20, "other_top: %s" % top)
+        said = "other %d KiB; other_top %s" % (other >> 10, ", ".join("%s %d KiB" % (t["comm"], (t["read_bytes"] + t["write_bytes"]) >> 10) for t in top))
+    elif what == "loader":
+        expect(did["forks"] == did["fsync"] == n, "cachework: %s" % did)
+        rd = got["readahead"][0] + got["demand"][0]
+        expect(rd == n, "readahead + demand %d, 8 readers read %d cold" % (rd, n))
+        expect(got["writeback"][1] + got["sync"][1] == n, "checkpoint written back %d of %d" % (
+            got["writeback"][1] + got["sync"][1], n))
+        ledger(ep)
+    return "%s: causes (KiB read/written) %s; unattributed %.3f %% of all_*" % (what, said, 100 * unplaced)
