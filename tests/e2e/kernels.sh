@@ -22,10 +22,11 @@ boot() {
 	kdir=$("$KERNELS/fetch" "$BUILD/kernels" "$2" "$3" 2>"$img.fetch") ||
 		{ echo "fetching $3 of $2: $(tail -n 2 "$img.fetch")"; return 1; }
 	"$KERNELS/initramfs" "$kdir" "$img.cpio.gz" "$WORKLOADS/blkwork" "$WORKLOADS/sysio" "$WORKLOADS/netio" \
-		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/phasework" \
+		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/phasework" "$WORKLOADS/cachework" \
 		"$(command -v fio)" \
 		"$KERNELS"/*.yaml || { echo "initramfs"; return 1; }
-	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" || return 1
+	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" &&
+		truncate -s 64M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" || return 1
 	# One host thread for both vCPUs: with a thread each, TCG lets a vCPU
 	# run code the other has just patched (a static key flipped as a
 	# tracepoint is attached), and the guest oopses on a stale int3 in
@@ -34,7 +35,7 @@ boot() {
 	timeout 600 qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 -nographic -no-reboot -nic none \
 		-kernel "$kdir"/boot/vmlinuz-* -initrd "$img.cpio.gz" -append "console=ttyS0 quiet panic=-1" \
 		-drive "file=$img.disk,format=raw,if=virtio" -drive "file=$img.out,format=raw,if=virtio" \
-		-drive "file=$img.swap,format=raw,if=virtio" \
+		-drive "file=$img.swap,format=raw,if=virtio" -drive "file=$img.fs,format=raw,if=virtio" \
 		</dev/null >"$img.console" 2>&1
 	mkdir -p "$img" && tar -xf "$img.out" -C "$img" 2>/dev/null && [ -s "$img/kernel" ] ||
 		{ echo "$line: the guest wrote nothing back: $(tail -c 600 "$img.console" | tr -d '\r')"; return 1; }
@@ -56,7 +57,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork throttled controllers verdict nulls; do
+		metawork patwork throttled controllers verdict causes nulls; do
 		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what" "$WORK/metawork.strace"
 	done
 done

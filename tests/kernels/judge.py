@@ -6,7 +6,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, metawork, patwork, throttled, controllers, verdict, nulls; METAWORK_STRACE
+fio-io_uring, metawork, patwork, throttled, controllers, verdict, causes, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
 calls). Prints what it compared, or exits non-zero with what differs.
 
@@ -18,6 +18,7 @@ import json
 import os
 import sys
 
+import causes
 import epi
 import exact
 from epi import expect
@@ -271,6 +272,20 @@ def check_verdict():
     return said
 
 
+def check_causes():
+    """block_io's causes of cachework's every cause (tests/e2e/causes.sh's
+    every_cause), on ext4 on vdd: the same sums, ledger and figures."""
+    ep = episode("causes")
+    s = ep.manifest["sources"]["block_io"]
+    if not allowed("block_io"):
+        return declined("block_io", s["error"])
+    expect(s["status"] == "ok", "block_io: %s" % s["error"])
+    err = open(os.path.join(out, "causes.mount.err")).read().strip()
+    expect(not err, "mount: %s" % err)
+    return "%s; %s" % (causes.judge(ep, "every", 8 << 20, os.path.join(ep.dir, "target.stdout")),
+                       s.get("causes_partial", "every program loaded"))
+
+
 def check_nulls():
     said = []
     for d in sorted(glob.glob(os.path.join(out, "episodes", "*"))):
@@ -293,5 +308,6 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
-          "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict}
+          "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
+          "causes": check_causes}
 print(checks[what]())
