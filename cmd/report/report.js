@@ -359,6 +359,36 @@
     return fig;
   }
 
+  /* The devices' bytes, whose and why: the tree's by cause beside the rest
+   * of the device, from the source whose rows have by_cause (block_io),
+   * summed over the episode; the five other comms that moved the most. */
+  function deviceBytes(ep) {
+    const src = ep.sources.find((s) => s.t.length && s.fields.some((f) => f.name === "by_cause"));
+    if (!src) return null;
+    const total = (name) => {
+      const l = src.leaves.findIndex((x) => x.name === name);
+      return l < 0 ? 0 : sum(src.columns[l]);
+    };
+    const rows = [];
+    for (const leaf of src.leaves) {
+      const c = /^by_cause\.(\w+)\.read_bytes$/.exec(leaf.name);
+      if (c) rows.push(["the tree: " + c[1], total(leaf.name), total("by_cause." + c[1] + ".write_bytes")]);
+    }
+    const top = ((ep.manifest.sources[src.name] || {}).other_top || [])
+      .map((o) => o.comm + " " + human(o.read_bytes + o.write_bytes, "bytes")).join(", ");
+    rows.push(["other processes" + (top ? " (" + top + ")" : ""), total("other_read_bytes"), total("other_write_bytes")]);
+    rows.push(["unattributed", total("unattributed_read_bytes"), total("unattributed_write_bytes")]);
+    const all = [total("all_read_bytes"), total("all_write_bytes")];
+    const shown = rows.filter((r) => r[1] || r[2]);
+    const t = el("table", { class: "facts device-bytes" },
+      el("tr", {}, el("th", {}, "the devices' bytes"), el("th", {}, "read"), el("th", {}, "written"), el("th", {}, "share")));
+    for (const [who, r, w] of shown.concat([["all (" + src.name + ".all_*)", all[0], all[1]]]))
+      t.appendChild(el("tr", {}, el("th", {}, who), el("td", {}, human(r, "bytes")), el("td", {}, human(w, "bytes")),
+        el("td", {}, all[0] + all[1] ? ((100 * (r + w)) / (all[0] + all[1])).toFixed(1) + " %" : "–")));
+    t.dataset.bytes = JSON.stringify(Object.fromEntries(rows.map(([who, r, w]) => [who.split(" (")[0], [r, w]]).concat([["all", all]])));
+    return t;
+  }
+
   function overview(ep, key, xmax) {
     const m = ep.manifest, v = ep.verdict;
     const sec = el("div", { class: "overview" }, el("h3", {}, "Where the time went"));
@@ -385,6 +415,8 @@
       sec.appendChild(el("p", {}, "Read " + human(r, "bytes") + ", written " + human(w, "bytes")));
       sec.appendChild(tp);
     }
+    const dev = deviceBytes(ep);
+    if (dev) sec.appendChild(dev);
     return sec;
   }
 

@@ -81,7 +81,7 @@ every_source() {
 		--virtual-time-budget=20000 --window-size=1000,2400 --screenshot="$BUILD/report-screenshot.png" \
 		"file://$WORK/all.html" >/dev/null 2>&1
 	"$PY" - "$WORK/all.dom" "$WORK/episodes/all" "$IOPSAMPLE" "$BUILD/report-screenshot.png" <<'PY'
-import json, os, re, subprocess, sys
+import html, json, os, re, subprocess, sys
 from epi import expect, SCHEMA_DIR
 ENVELOPE = set(json.load(open(os.path.join(SCHEMA_DIR, "envelope.schema.json")))["properties"])
 dom, ep_dir, iops, png = sys.argv[1:5]
@@ -137,6 +137,21 @@ expect(len(overview) == 2 and "Read and write throughput (proc_io.rchar, proc_io
 tp = re.search(r'<figure class="chart lines throughput"[^>]*data-totals="\[(\d+),(\d+)\]"', dom)
 expect(tp and (int(tp.group(1)), int(tp.group(2))) == (sums["proc_io.rchar"], sums["proc_io.wchar"]),
        "the throughput's totals %s, rows %d %d" % (tp and tp.groups(), sums["proc_io.rchar"], sums["proc_io.wchar"]))
+# ... and the devices' bytes: block_io's causes beside the rest of the
+# device, the sums of its rows
+db = re.search(r'<table class="facts device-bytes" data-bytes="([^"]*)"', dom)
+expect(db, "no table of the devices' bytes")
+said = json.loads(html.unescape(db.group(1)))
+bio = [json.loads(l) for l in subprocess.run([iops, "cat", ep_dir + "/" + m["sources"]["block_io"]["file"]],
+                                             capture_output=True, text=True, check=True).stdout.splitlines()]
+bsum = lambda f: sum(f(r) for r in bio)
+want_db = {"the tree: " + c: [bsum(lambda r: r["by_cause"][c]["read_bytes"]), bsum(lambda r: r["by_cause"][c]["write_bytes"])]
+           for c in bio[0]["by_cause"]}
+for k in ("other", "unattributed"):
+    want_db["other processes" if k == "other" else k] = [bsum(lambda r: r[k + "_read_bytes"]), bsum(lambda r: r[k + "_write_bytes"])]
+want_db["all"] = [bsum(lambda r: r["all_read_bytes"]), bsum(lambda r: r["all_write_bytes"])]
+expect(said == want_db, "the devices' bytes %s, the rows' %s" % (said, want_db))
+expect(said["the tree: direct"][1] > 0, "blkwork's O_DIRECT writes are not direct: %s" % said)
 expect(len(caps) == want + len(over) + len(scat) + len(overview),
        "%d figures, %d accounted for" % (len(caps), want + len(over) + len(scat) + len(overview)))
 expect(re.search(r"totals: proc_io\.wchar .*?difference", dom), "the overlay does not state the totals")
