@@ -121,31 +121,38 @@ struct block_io {
 	char partial_why[320];  /* the programs the kernel refused, or "" */
 };
 
-/* Where the kernel's function name is, [*lo, *hi): its address and the
- * next symbol's, from /proc/kallsyms (both 0 when it hides addresses). */
+/* Where the kernel's text symbol name is, [*lo, *hi): its address and the
+ * next symbol's, from /proc/kallsyms, whose kernel symbols are in address
+ * order (both 0 when it hides addresses, or when the next line is not
+ * above). One pass, names compared before any number is parsed: the file
+ * has some 100 000 lines. */
 static void kernel_symbol_span(const char *name, __u64 *lo, __u64 *hi)
 {
 	*lo = *hi = 0;
 	FILE *f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return;
-	char line[512], sym[256], type;
-	unsigned long long addr, start = 0, next = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name) &&
-		    (type == 'T' || type == 't'))
-			start = addr;
-	if (start) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%llx", &addr) == 1 && addr > start && (!next || addr < next))
-				next = addr;
+	char line[512];
+	size_t n = strlen(name);
+	unsigned long long start = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (start) {
+			unsigned long long next = strtoull(line, NULL, 16);
+			if (next > start) {
+				*lo = start;
+				*hi = next;
+			}
+			break;
+		}
+		char *nl = strchr(line, '\n'), *sym;
+		if (nl)
+			*nl = '\0';
+		/* "ADDRESS TYPE NAME" */
+		if ((sym = strrchr(line, ' ')) && !strcmp(sym + 1, name) && sym - line >= 2 &&
+		    (sym[-1] == 'T' || sym[-1] == 't') && (size_t)(nl ? nl - (sym + 1) : 0) == n)
+			start = strtoull(line, NULL, 16);
 	}
 	fclose(f);
-	if (start && next) {
-		*lo = start;
-		*hi = next;
-	}
 }
 
 /* Opens and loads the programs for the tree of t (NULL at probe): with

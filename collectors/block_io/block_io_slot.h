@@ -69,9 +69,9 @@ enum bio_dir {
 };
 
 /* Bios in flight at most (the bios map's size), the tree's and others'. */
-#define BIOS_MAX 262144
+#define BIOS_MAX 65536
 /* Inodes whose pages the tree dirtied, at most (tree_inodes, an LRU). */
-#define TREE_INODES_MAX 65536
+#define TREE_INODES_MAX 16384
 
 /* The bios map's value: what a bio will count when it ends. */
 enum bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };

@@ -76,7 +76,7 @@ outside() {
 		touch "$WORK/done"
 	) &
 	episode outside false sh -c "touch $WORK/go; while [ ! -e $WORK/done ]; do sleep 0.02; done" &&
-		judge outside outside
+		judge outside outside:dd
 }
 
 # 8 processes read a cold dataset, the parent writes a checkpoint with

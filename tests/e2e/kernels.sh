@@ -26,7 +26,7 @@ boot() {
 		"$(command -v fio)" \
 		"$KERNELS"/*.yaml || { echo "initramfs"; return 1; }
 	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" &&
-		truncate -s 64M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" || return 1
+		truncate -s 128M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" || return 1
 	# One host thread for both vCPUs: with a thread each, TCG lets a vCPU
 	# run code the other has just patched (a static key flipped as a
 	# tracepoint is attached), and the guest oopses on a stale int3 in
@@ -57,7 +57,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork throttled controllers verdict causes nulls; do
+		metawork patwork throttled controllers verdict causes causes-dirty causes-outside causes-loader nulls; do
 		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what" "$WORK/metawork.strace"
 	done
 done

@@ -6,7 +6,8 @@ its episodes, with the checks the host's own tests use (epi, exact).
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, metawork, patwork, throttled, controllers, verdict, causes, nulls; METAWORK_STRACE
+fio-io_uring, metawork, patwork, throttled, controllers, verdict, causes, causes-dirty,
+causes-outside, causes-loader, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
 calls). Prints what it compared, or exits non-zero with what differs.
 
@@ -272,17 +273,17 @@ def check_verdict():
     return said
 
 
-def check_causes():
-    """block_io's causes of cachework's every cause (tests/e2e/causes.sh's
-    every_cause), on ext4 on vdd: the same sums, ledger and figures."""
-    ep = episode("causes")
+def check_causes(name, what):
+    """block_io's causes (tests/e2e/causes.sh's cases at 8 MiB) on ext4 on
+    vdd: the same sums, ledger and figures, by tests/e2e/lib/causes.py."""
+    ep = episode(name)
     s = ep.manifest["sources"]["block_io"]
     if not allowed("block_io"):
         return declined("block_io", s["error"])
     expect(s["status"] == "ok", "block_io: %s" % s["error"])
-    err = open(os.path.join(out, "causes.mount.err")).read().strip()
+    err = open(os.path.join(out, name + ".mount.err")).read().strip()
     expect(not err, "mount: %s" % err)
-    return "%s; %s" % (causes.judge(ep, "every", 8 << 20, os.path.join(ep.dir, "target.stdout")),
+    return "%s; %s" % (causes.judge(ep, what, 8 << 20, os.path.join(ep.dir, "target.stdout")),
                        s.get("causes_partial", "every program loaded"))
 
 
@@ -309,5 +310,8 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
-          "causes": check_causes}
+          "causes": lambda: check_causes("causes", "every"),
+          "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
+          "causes-outside": lambda: check_causes("causes-outside", "outside:cachework"),
+          "causes-loader": lambda: check_causes("causes-loader", "loader")}
 print(checks[what]())
