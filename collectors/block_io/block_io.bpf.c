@@ -443,7 +443,9 @@ int BPF_PROG(iops_bio_split, struct bio *split, unsigned int new_sector)
 	part.split = 1;
 	part.held = 0;
 	part.done = 0;
+	part.split_off = 0;
 	part.bytes = split->bi_iter.bi_size;
+	__sync_fetch_and_add(&p->split_off, part.bytes);
 	remember((__u64)split, &part);
 	return 0;
 }
@@ -547,8 +549,9 @@ static int bio_end(const struct bio_entry *tb, __u64 now, bool seen, bool rest)
 		return 0;
 	bool tree = tb->owner == OWNER_TREE;
 	EBPF_SLOT_ENTER(&s->seq);
-	if (rest && tb->bytes > tb->done)
-		count_bytes(s, tb, tb->bytes - tb->done);
+	__u32 counted = tb->done + tb->split_off;
+	if (rest && tb->bytes > counted)
+		count_bytes(s, tb, tb->bytes - counted);
 	if (!tree || tb->split) {
 		EBPF_SLOT_LEAVE(&s->seq);
 		return 0;

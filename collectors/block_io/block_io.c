@@ -665,8 +665,8 @@ static void count_inferred(struct block_io *b, int fd, __u64 key)
 	__atomic_fetch_sub(&b->skel->bss->bios_inflight, 1, __ATOMIC_RELAXED);
 	if (tb.owner == OWNER_TREE)
 		__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
-	if (tb.bytes > tb.done)
-		count_bytes_extra(b, &tb, tb.bytes - tb.done);
+	if (tb.bytes > tb.done + tb.split_off)
+		count_bytes_extra(b, &tb, tb.bytes - tb.done - tb.split_off);
 	if (tb.owner != OWNER_TREE || tb.split)
 		return;
 	for (int k = 0; k < 2; k++) {

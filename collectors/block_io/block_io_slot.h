@@ -93,7 +93,9 @@ struct bio_entry {
 	 * bio's owner and cause, its end in no op (the bio's own end is the
 	 * op, its size the size) */
 	__u8 split;
-	__u32 done; /* bytes its completions counted so far */
+	__u32 done;      /* bytes its completions counted so far */
+	__u32 split_off; /* bytes split off it into parts of their own */
+	__u32 pad;
 };
 
 /* tree_inodes' value: the bytes of the inode's pages the tree dirtied and
