@@ -161,6 +161,22 @@ static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
 {
 	if (!bdev)
 		return false;
+	struct gendisk *disk = bdev->bd_disk;
+	__u32 own = bdev->bd_dev, whole = KERNEL_MKDEV(disk->major, disk->first_minor);
+	__u8 *i = bpf_map_lookup_elem(&bio_devices, &own);
+	dev[0] = i ? *i : BIO_NO_DEVICE;
+	dev[1] = BIO_NO_DEVICE;
+	if (whole != own && (i = bpf_map_lookup_elem(&bio_devices, &whole)))
+		dev[1] = *i;
+	return dev[0] < BIO_DEVICES || dev[1] < BIO_DEVICES;
+}
+
+/* selected(), for a device reached through memory the verifier cannot type
+ * (read with probe reads): the page cache's inode's file system's. */
+static __always_inline bool selected_read(struct block_device *bdev, __u8 dev[2])
+{
+	if (!bdev)
+		return false;
 	struct gendisk *disk = BPF_CORE_READ(bdev, bd_disk);
 	__u32 own = BPF_CORE_READ(bdev, bd_dev);
 	__u32 whole = KERNEL_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
@@ -278,9 +294,11 @@ static __always_inline void first_page(struct bio *bio, struct bio_page *p)
 	p->bdev = false;
 	if (!bio->bi_vcnt)
 		return;
-	struct page *page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
+	struct page *page = bio->bi_io_vec->bv_page; /* typed loads: no helper call */
 	if (!page)
 		return;
+	/* compound_head shares its word with a list's pointer, and mapping's low
+	 * bits are flags: read as numbers */
 	page = kernel_page_head(page);
 	unsigned long mapping = (unsigned long)BPF_CORE_READ(page, mapping);
 	if (!mapping || mapping & KERNEL_PAGE_MAPPING_FLAGS)
@@ -435,6 +453,10 @@ int BPF_PROG(iops_bio_split, struct bio *split, unsigned int new_sector)
 {
 	if (bios_inflight <= 0)
 		return 0;
+	/* a bio that had this address ended unseen, as at queue */
+	struct bio_entry old;
+	if (take((__u64)split, &old) && !old.held)
+		bio_end(&old, 0, false, true);
 	__u64 parent = (__u64)split->bi_private;
 	struct bio_entry *p = bpf_map_lookup_elem(&bios, &parent);
 	if (!p)
@@ -461,7 +483,7 @@ int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mappin
 		return 0;
 	struct inode *inode = BPF_CORE_READ(mapping, host);
 	__u8 dev[2];
-	if (!inode || !selected(BPF_CORE_READ(inode, i_sb, s_bdev), dev))
+	if (!inode || !selected_read(BPF_CORE_READ(inode, i_sb, s_bdev), dev))
 		return 0;
 	__s64 bytes = (__s64)kernel_folio_pages(folio) * page_size;
 	__u64 key = (__u64)inode;

@@ -88,14 +88,38 @@ loader() {
 		judge loader loader
 }
 
+# write-zeroes and a discard on a raw loop device of their own, from the
+# tree (util-linux's blkdiscard); loop's write-zeroes on a file in
+# /dev/shm may fail and blkdiscard -z's kernel then writes zeroes itself
+zeroes() (
+	local img=/dev/shm/iopsample-zeroes-$$.img loop= dev
+	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
+	truncate -s 64M "$img" && loop=$(losetup -f --show "$img") || { loop=; echo "no loop device"; exit 1; }
+	dev=$(basename "$loop")
+	cat >"$WORK/zeroes.yaml" <<EOY
+episode: {name: zeroes, output_dir: $WORK/episodes}
+target: {command: [sh, -c, "blkdiscard -z -o 0 -l $((N / 8)) $loop && blkdiscard -o $((N / 8)) -l $((N / 8)) $loop"]}
+sources:
+  block_io: {interval: 50ms, devices: [$dev]}
+  diskstats: {interval: 50ms, devices: [$dev]}
+EOY
+	"$IOPSAMPLE" run "$WORK/zeroes.yaml" --quiet || { echo "run: exit $?"; exit 1; }
+	episode_py "$WORK/episodes/zeroes" "$((N / 8))" <<'PY'
+import causes
+print(causes.zeroes_and_discards(ep, int(sys.argv[2])))
+PY
+)
+
 if setup >"$WORK/setup.out" 2>&1; then
 	check block_io_names_every_cause_of_the_trees_bytes every_cause
 	check block_io_dirty_bytes_is_what_the_tree_left_unwritten left_dirty
 	check block_io_puts_a_writer_outside_the_tree_in_other outside
 	check block_io_places_every_byte_of_an_8_process_loader loader
+	check block_io_counts_write_zeroes_and_discards_as_diskstats zeroes
 else
 	for t in names_every_cause_of_the_trees_bytes dirty_bytes_is_what_the_tree_left_unwritten \
-		puts_a_writer_outside_the_tree_in_other places_every_byte_of_an_8_process_loader; do
+		puts_a_writer_outside_the_tree_in_other places_every_byte_of_an_8_process_loader \
+		counts_write_zeroes_and_discards_as_diskstats; do
 		fail "block_io_$t" "$(tail -n 2 "$WORK/setup.out" | tr '\n' ' ')"
 	done
 fi

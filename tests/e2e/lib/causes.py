@@ -14,10 +14,11 @@ def cause(ep, c, d):
     return sum(r["by_cause"][c]["%s_bytes" % d] for r in ep.rows["block_io"])
 
 
-def rows_hold(ep):
+def rows_hold(ep, most_unattributed=0.01):
     """In every row, top level and per device: tree + other + unattributed =
     all_*, bytes; the causes sum to the tree's bytes and bios. Returns the
-    episode's unattributed share of all_* bytes."""
+    episode's unattributed share of all_* bytes, which must be at most
+    most_unattributed."""
     for r in ep.rows["block_io"]:
         where = "block_io row %d" % r["seq"]
         for scope, f in [("", r)] + [(" " + n, d) for n, d in r["by_device"].items()]:
@@ -30,9 +31,11 @@ def rows_hold(ep):
             for k in ("bytes", "ops"):
                 s = sum(r["by_cause"][c]["%s_%s" % (d, k)] for c in CAUSES)
                 expect(s == r["%s_%s" % (d, k)], "%s: causes' %s_%s %d, the tree's %d" % (where, d, k, s, r["%s_%s" % (d, k)]))
+    inferred = ep.manifest["sources"]["block_io"]["ends_inferred"]
+    expect(inferred["bios"] == 0, "ends inferred: %s" % inferred)
     everything = ep.total("block_io", "all_read_bytes") + ep.total("block_io", "all_write_bytes")
     unplaced = ep.total("block_io", "unattributed_read_bytes") + ep.total("block_io", "unattributed_write_bytes")
-    expect(unplaced <= 0.01 * everything, "unattributed %d of %d bytes" % (unplaced, everything))
+    expect(unplaced <= most_unattributed * everything, "unattributed %d of %d bytes" % (unplaced, everything))
     return unplaced / everything if everything else 0.0
 
 
@@ -52,6 +55,29 @@ def ledger(ep):
     expect(dirtied == placed, "ledger: proc_io write_bytes - cancelled %d, direct + writeback + sync + dirty %d" % (
         dirtied, placed))
     return dirtied
+
+
+def zeroes_and_discards(ep, n):
+    """blkdiscard -z of n bytes, then blkdiscard of n more, on a raw device:
+    the write-zeroes in all_write_zeroes_* and unattributed (no rule places
+    them), the discard the tree's and in all_discard_*, and both as
+    diskstats counts them."""
+    rows_hold(ep, 1.0)
+    t = lambda f: ep.total("block_io", f)
+    expect(t("all_write_zeroes_bytes") == n and t("all_write_zeroes_ops") >= 1,
+           "all_write_zeroes_bytes %d, blkdiscard -z asked for %d" % (t("all_write_zeroes_bytes"), n))
+    expect(t("unattributed_write_bytes") == t("all_write_zeroes_bytes"),
+           "unattributed_write_bytes %d, write-zeroes %d" % (t("unattributed_write_bytes"), t("all_write_zeroes_bytes")))
+    expect(t("all_discard_bytes") == t("discard_bytes") == ep.total("diskstats", "discard_bytes") == n,
+           "discards: all %d, the tree's %d, diskstats %d, blkdiscard asked for %d" % (
+               t("all_discard_bytes"), t("discard_bytes"), ep.total("diskstats", "discard_bytes"), n))
+    expect(t("all_discard_ops") == ep.total("diskstats", "discard_ops"), "discard ops %d, diskstats %d" % (
+        t("all_discard_ops"), ep.total("diskstats", "discard_ops")))
+    diskstats_placed(ep, DIRS)
+    expect(t("all_write_ops") == ep.total("diskstats", "write_ops"), "write ops %d, diskstats %d" % (
+        t("all_write_ops"), ep.total("diskstats", "write_ops")))
+    return "write-zeroes %d KiB (unattributed), discards %d KiB, all_write_bytes %d KiB as diskstats" % (
+        t("all_write_zeroes_bytes") >> 10, t("all_discard_bytes") >> 10, t("all_write_bytes") >> 10)
 
 
 def judge(ep, what, n, did_path):
