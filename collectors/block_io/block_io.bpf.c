@@ -140,8 +140,12 @@ __s64 tree_bios_inflight;
 /* All entries in bios, the same way: 0 spares the completion program its
  * walk (every byte is then unattributed). */
 __s64 bios_inflight;
-/* The bytes of the tree's pages dirty and not yet written (dirty_bytes) */
+/* The bytes of the tree's pages dirty and not yet written (dirty_bytes),
+ * and of them those of a block device's own cache (its buffers, which a
+ * file system may write by the buffer, leaving the page dirty: flush_dirty
+ * waits for the others only) */
 __s64 tree_dirty_bytes;
+__s64 tree_dirty_bdev_bytes;
 
 /* A request's bios are walked (at its issue, at each part of its
  * completion) with bpf_loop(): a request holds at most max_segments bios,
@@ -285,6 +289,7 @@ struct bio_page {
 	struct inode *inode; /* 0: not a page cache's */
 	unsigned long flags;
 	bool bdev;
+	bool swapcache; /* a page of the swap cache (a swap-in's: no REQ_SWAP) */
 };
 
 static __always_inline void first_page(struct bio *bio, struct bio_page *p)
@@ -292,6 +297,7 @@ static __always_inline void first_page(struct bio *bio, struct bio_page *p)
 	p->inode = 0;
 	p->flags = 0;
 	p->bdev = false;
+	p->swapcache = false;
 	if (!bio->bi_vcnt)
 		return;
 	struct page *page = bio->bi_io_vec->bv_page; /* typed loads: no helper call */
@@ -301,8 +307,12 @@ static __always_inline void first_page(struct bio *bio, struct bio_page *p)
 	 * bits are flags: read as numbers */
 	page = kernel_page_head(page);
 	unsigned long mapping = (unsigned long)BPF_CORE_READ(page, mapping);
-	if (!mapping || mapping & KERNEL_PAGE_MAPPING_FLAGS)
-		return; /* anonymous memory, the swap cache's included */
+	if (!mapping || mapping & KERNEL_PAGE_MAPPING_FLAGS) {
+		/* anonymous memory, or none yet: a swap-in's new page is the
+		 * swap cache's only */
+		p->swapcache = kernel_page_swapcache(kernel_page_flags(page));
+		return;
+	}
 	struct inode *inode = BPF_CORE_READ((struct address_space *)mapping, host);
 	if (!inode)
 		return;
@@ -332,6 +342,8 @@ static __always_inline bool settle_dirty(struct inode *inode, __u32 bytes)
 	__s64 settled = dirty < bytes ? dirty : bytes;
 	__sync_fetch_and_add(&ti->dirty, -settled);
 	__sync_fetch_and_add(&tree_dirty_bytes, -settled);
+	if (ti->bdev)
+		__sync_fetch_and_add(&tree_dirty_bdev_bytes, -settled);
 	return true;
 }
 
@@ -357,7 +369,9 @@ static __always_inline bool in_fault(void *ctx)
 static __always_inline __u8 cause_of(void *ctx, unsigned int opf, bool write, const struct bio_page *p,
 				     bool in_tree)
 {
-	if (opf & kernel_req_flag(__REQ_SWAP))
+	/* swap-outs carry REQ_SWAP; swap-ins read into a page of the swap
+	 * cache, and carry it only on some kernels */
+	if (opf & kernel_req_flag(__REQ_SWAP) || p->swapcache)
 		return CAUSE_SWAP;
 	if (opf & kernel_req_flag(__REQ_META))
 		return CAUSE_METADATA;
@@ -482,17 +496,25 @@ int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mappin
 	if (!mapping || !tree_has_current())
 		return 0;
 	struct inode *inode = BPF_CORE_READ(mapping, host);
+	if (!inode)
+		return 0;
+	/* a file's pages count on its file system's device; a block device's
+	 * own cache (a file system's buffers, writes through the device
+	 * node) on that device */
+	bool bdev_cache = (BPF_CORE_READ(inode, i_mode) & KERNEL_S_IFMT) == KERNEL_S_IFBLK;
+	struct block_device *bdev = bdev_cache ? kernel_inode_bdev(inode) : BPF_CORE_READ(inode, i_sb, s_bdev);
 	__u8 dev[2];
-	if (!inode || !selected_read(BPF_CORE_READ(inode, i_sb, s_bdev), dev))
+	if (!selected_read(bdev, dev))
 		return 0;
 	__s64 bytes = (__s64)kernel_folio_pages(folio) * page_size;
 	__u64 key = (__u64)inode;
 	struct tree_inode *ti = bpf_map_lookup_elem(&tree_inodes, &key);
 	if (!ti) {
 		struct tree_inode fresh = {
-			.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+			.dev = bdev_cache ? BPF_CORE_READ(bdev, bd_dev) : BPF_CORE_READ(inode, i_sb, s_dev),
 			.ino = BPF_CORE_READ(inode, i_ino),
 			.generation = BPF_CORE_READ(inode, i_generation),
+			.bdev = bdev_cache,
 		};
 		bpf_map_update_elem(&tree_inodes, &key, &fresh, BPF_NOEXIST);
 		if (!(ti = bpf_map_lookup_elem(&tree_inodes, &key)))
@@ -500,6 +522,8 @@ int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mappin
 	}
 	__sync_fetch_and_add(&ti->dirty, bytes);
 	__sync_fetch_and_add(&tree_dirty_bytes, bytes);
+	if (bdev_cache)
+		__sync_fetch_and_add(&tree_dirty_bdev_bytes, bytes);
 	return 0;
 }
 

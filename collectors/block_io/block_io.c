@@ -548,7 +548,9 @@ static void flush_dirty(struct block_io *b)
 	int dir = -1;
 	for (int i = 0; bpf_map_get_next_key(fd, i ? &key : NULL, &next) == 0; i++) {
 		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &ti) < 0 || ti.dirty <= 0)
+		/* a block device's own cache is the file system's buffers,
+		 * which it writes itself: not asked for */
+		if (bpf_map_lookup_elem(fd, &key, &ti) < 0 || ti.dirty <= 0 || ti.bdev)
 			continue;
 		if (dir < 0 || dir_dev != ti.dev) {
 			if (dir >= 0)
@@ -775,7 +777,9 @@ static bool bio_in_flight(void *state, json_t **left)
 		n = __atomic_load_n(&b->skel->bss->tree_bios_inflight, __ATOMIC_RELAXED);
 	}
 	uint64_t held = throttle_held(b, counts(b));
-	__s64 dirty = b->flush_dirty ? __atomic_load_n(&b->skel->bss->tree_dirty_bytes, __ATOMIC_RELAXED) : 0;
+	__s64 dirty = b->flush_dirty ? __atomic_load_n(&b->skel->bss->tree_dirty_bytes, __ATOMIC_RELAXED) -
+					       __atomic_load_n(&b->skel->bss->tree_dirty_bdev_bytes, __ATOMIC_RELAXED)
+				     : 0;
 	if (n <= 0 && held == 0 && dirty <= 0)
 		return false;
 	*left = json_pack("{s:I, s:I}", "bios", (json_int_t)(n > 0 ? n : 0), "throttled_bytes",

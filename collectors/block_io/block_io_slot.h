@@ -104,8 +104,10 @@ struct bio_entry {
 struct tree_inode {
 	__s64 dirty;
 	__u64 ino;
-	__u32 dev; /* the kernel's dev_t of its file system */
+	__u32 dev; /* the kernel's dev_t of its file system, or the device's own */
 	__u32 generation;
+	__u8 bdev; /* a block device's own cache: dev is the device */
+	__u8 pad[7];
 };
 
 /* other_comms' key and value: bytes of bios queued outside the tree by

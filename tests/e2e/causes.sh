@@ -43,7 +43,7 @@ EOY
 	# proc_io's write_bytes), on another device than the one judged
 	set -o pipefail
 	"$IOPSAMPLE" run "$WORK/$name.yaml" --quiet | cat >"$WORK/$name.did" || { echo "run $name: exit $?"; return 1; }
-	find "$WORK/mnt" -maxdepth 1 -type f -delete && sync
+	find "$WORK/mnt" -maxdepth 1 -type f ! -name swap -delete && sync
 }
 
 judge() { # name what
@@ -110,16 +110,37 @@ print(causes.zeroes_and_discards(ep, int(sys.argv[2])))
 PY
 )
 
+# swap: a swap file on the test's ext4, and phasework's anonymous working
+# set of 112 MiB under a 96 MiB limit of its episode's cgroup, so that the
+# tree's own reclaim swaps out and its faults swap in. Ground truth: the
+# kernel's pswpout and pswpin (/proc/vmstat) over the episode, the pages
+# every swap-out and swap-in of the host wrote and read: nothing else here
+# swaps (no other memory is short).
+swap() (
+	local on=
+	trap '[ -n "$on" ] && swapoff "$WORK/mnt/swap"' EXIT
+	fallocate -l 192M "$WORK/mnt/swap" && chmod 600 "$WORK/mnt/swap" && mkswap -q "$WORK/mnt/swap" >/dev/null &&
+		swapon "$WORK/mnt/swap" && on=1 || { echo "swapon $WORK/mnt/swap refused"; exit 1; }
+	grep -E '^pswp(in|out) ' /proc/vmstat >"$WORK/vmstat.before"
+	episode swap false "$WORKLOADS/phasework" "memlimit:100663296" "anon:2:112" "memlimit:0" || exit 1
+	grep -E '^pswp(in|out) ' /proc/vmstat >"$WORK/vmstat.after"
+	episode_py "$WORK/episodes/swap" "$WORK/vmstat.before" "$WORK/vmstat.after" <<'PY'
+import causes
+print(causes.swapped(ep, sys.argv[2], sys.argv[3]))
+PY
+)
+
 if setup >"$WORK/setup.out" 2>&1; then
 	check block_io_names_every_cause_of_the_trees_bytes every_cause
 	check block_io_dirty_bytes_is_what_the_tree_left_unwritten left_dirty
 	check block_io_puts_a_writer_outside_the_tree_in_other outside
 	check block_io_places_every_byte_of_an_8_process_loader loader
 	check block_io_counts_write_zeroes_and_discards_as_diskstats zeroes
+	check block_io_counts_the_trees_swapping_as_swap swap
 else
 	for t in names_every_cause_of_the_trees_bytes dirty_bytes_is_what_the_tree_left_unwritten \
 		puts_a_writer_outside_the_tree_in_other places_every_byte_of_an_8_process_loader \
-		counts_write_zeroes_and_discards_as_diskstats; do
+		counts_write_zeroes_and_discards_as_diskstats counts_the_trees_swapping_as_swap; do
 		fail "block_io_$t" "$(tail -n 2 "$WORK/setup.out" | tr '\n' ' ')"
 	done
 fi

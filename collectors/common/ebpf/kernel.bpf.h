@@ -82,7 +82,14 @@ enum pageflags {
 	PG_writeback = 1,
 	PG_uptodate = 3,
 	PG_head = 6,
+	PG_owner_priv_1 = 7,
+	PG_swapbacked = 19,
 };
+
+/* A page of the swap cache: swap-backed, with PG_swapcache, which is
+ * PG_owner_priv_1's bit (a file system's PG_checked on its own pages) */
+#define kernel_page_swapcache(flags)                                                               \
+	(kernel_page_flag(flags, PG_swapbacked) && kernel_page_flag(flags, PG_owner_priv_1))
 
 #define KERNEL_S_IFMT 0170000
 #define KERNEL_S_IFBLK 0060000
@@ -199,6 +206,22 @@ struct gendisk {
 	int first_minor;
 	struct block_device *part0;
 } __attribute__((preserve_access_index));
+
+/* A block device's inode in the bdev pseudo file system (block/bdev.c):
+ * its page cache is the device's own (a file system's buffers, buffered
+ * I/O through the device node) */
+struct bdev_inode {
+	struct block_device bdev;
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct block_device *kernel_inode_bdev(struct inode *inode)
+{
+	if (!bpf_core_type_exists(struct bdev_inode))
+		return 0;
+	return (struct block_device *)((char *)inode - bpf_core_field_offset(struct bdev_inode, vfs_inode) +
+				       bpf_core_field_offset(struct bdev_inode, bdev));
+}
 
 struct request_queue {
 	struct gendisk *disk;
