@@ -159,14 +159,11 @@ struct walk {
 	__u64 now;
 };
 
-/* The selected devices an I/O to bdev counts in: bdev's own entry and, for
- * a partition, its disk's. False when neither is selected. */
-static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
+/* The selected devices an I/O to the device own (the kernel's dev_t) of
+ * the disk whole counts in: its own entry and, for a partition, its disk's.
+ * False when neither is selected. */
+static __always_inline bool selected_dev(__u32 own, __u32 whole, __u8 dev[2])
 {
-	if (!bdev)
-		return false;
-	struct gendisk *disk = bdev->bd_disk;
-	__u32 own = bdev->bd_dev, whole = KERNEL_MKDEV(disk->major, disk->first_minor);
 	__u8 *i = bpf_map_lookup_elem(&bio_devices, &own);
 	dev[0] = i ? *i : BIO_NO_DEVICE;
 	dev[1] = BIO_NO_DEVICE;
@@ -175,21 +172,24 @@ static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
 	return dev[0] < BIO_DEVICES || dev[1] < BIO_DEVICES;
 }
 
-/* selected(), for a device reached through memory the verifier cannot type
- * (read with probe reads): the page cache's inode's file system's. */
+/* ... of an I/O to bdev, read with typed loads */
+static __always_inline bool selected(struct block_device *bdev, __u8 dev[2])
+{
+	if (!bdev)
+		return false;
+	struct gendisk *disk = bdev->bd_disk;
+	return selected_dev(bdev->bd_dev, KERNEL_MKDEV(disk->major, disk->first_minor), dev);
+}
+
+/* ... of a device reached through memory the verifier cannot type (read
+ * with probe reads): the page cache's inode's file system's */
 static __always_inline bool selected_read(struct block_device *bdev, __u8 dev[2])
 {
 	if (!bdev)
 		return false;
 	struct gendisk *disk = BPF_CORE_READ(bdev, bd_disk);
-	__u32 own = BPF_CORE_READ(bdev, bd_dev);
-	__u32 whole = KERNEL_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
-	__u8 *i = bpf_map_lookup_elem(&bio_devices, &own);
-	dev[0] = i ? *i : BIO_NO_DEVICE;
-	dev[1] = BIO_NO_DEVICE;
-	if (whole != own && (i = bpf_map_lookup_elem(&bio_devices, &whole)))
-		dev[1] = *i;
-	return dev[0] < BIO_DEVICES || dev[1] < BIO_DEVICES;
+	return selected_dev(BPF_CORE_READ(bdev, bd_dev),
+			    KERNEL_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor)), dev);
 }
 
 static int bio_end(const struct bio_entry *tb, __u64 now, bool seen, bool rest);
@@ -450,6 +450,8 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	} else if (write && writes_back(&page) && settle_dirty(page.inode, tb.bytes)) {
 		tb.owner = OWNER_TREE;
 		tb.cause = cause_of(ctx, opf, write, &page, false);
+	} else if (tb.kind == TB_NONE) {
+		return 0; /* another's flush alone: nothing of it counts */
 	} else {
 		tb.owner = OWNER_OTHER;
 		if (tb.kind == TB_READ || write)
