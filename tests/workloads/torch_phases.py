@@ -8,7 +8,7 @@ since its start:
 
   decode     DataLoader workers (2) decoding: each sample is numpy work; a
              light model step in the main process
-  throttled  the same workers reading 1 MiB samples with O_DIRECT from a
+  throttled  the same workers reading 256 KiB samples with O_DIRECT from a
              device whose reads its cgroup limits to 16 MiB/s
   model      samples from memory, a heavy model step (matrix products) in
              the main process
@@ -55,8 +55,15 @@ class Decoded(Dataset):
         return torch.from_numpy(a.astype(np.float32))
 
 
+# A throttled read's wait is charged to the worker when the read ends: a
+# sample of 256 KiB at 16 MiB/s ends every 16 ms or so, several in each
+# window (1 MiB samples, one each 62 ms, left a window of 100 ms now and
+# then with no read ending in it, idle, under a whole make check's load).
+SAMPLE = 256 << 10
+
+
 class Direct(Dataset):
-    """A sample is 1 MiB read from the device with O_DIRECT."""
+    """A sample is SAMPLE bytes read from the device with O_DIRECT."""
 
     def __init__(self):
         self.fd = None
@@ -67,9 +74,9 @@ class Direct(Dataset):
     def __getitem__(self, i):
         if self.fd is None:  # in the worker: its own descriptor and aligned buffer
             self.fd = os.open(DEVICE, os.O_RDONLY | os.O_DIRECT)
-            self.size = os.lseek(self.fd, 0, os.SEEK_END) // MIB
-            self.buf = mmap.mmap(-1, MIB)
-        os.preadv(self.fd, [self.buf], (i % self.size) * MIB)
+            self.size = os.lseek(self.fd, 0, os.SEEK_END) // SAMPLE
+            self.buf = mmap.mmap(-1, SAMPLE)
+        os.preadv(self.fd, [self.buf], (i % self.size) * SAMPLE)
         return torch.frombuffer(self.buf, dtype=torch.uint8)[:16].float()
 
 
