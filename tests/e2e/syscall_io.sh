@@ -48,6 +48,16 @@ EOY
 	episode_matches_report "$WORK/episodes/$1" "$WORK/$1.json"
 }
 
+# Sends $2 SIGRTMIN to $1, one each 5 ms, counting them in the caller's
+# $sent; the target (sysio --until-signals) outlives them, so a kill that
+# fails is a fault.
+rtmin_burst() { # pid count
+	for _ in $(seq "$2"); do
+		/bin/kill -s RTMIN "$1" || { echo "the target ended after $sent signals"; return 1; }
+		sent=$((sent + 1)) && sleep 0.005
+	done
+}
+
 # Queued signals (each must arrive: re-injected, not swallowed) and a
 # SIGSTOP/SIGCONT while the workload runs.
 signals_and_group_stop() { # backend
@@ -56,7 +66,7 @@ signals_and_group_stop() { # backend
 episode: {name: $sig}
 target:
   command: [$SYSIO, --threads, "2", --children, "1", --rounds, "60", --pause-ms, "20",
-            --report, $WORK/$sig.json, --tag, $TAG]
+            --until-signals, "80", --report, $WORK/$sig.json, --tag, $TAG]
 sources:
   syscall_io: {interval: 10ms, backend: $1}
 EOY
@@ -65,13 +75,13 @@ EOY
 	wait_for_file "$WORK/episodes/$sig/syscall_io.jsonl" || { echo "no rows"; return 1; }
 	target=$(target_pid "$WORK/episodes/$sig")
 	local sent=0
-	for _ in $(seq 40); do /bin/kill -s RTMIN "$target" && sent=$((sent + 1)); sleep 0.005; done
+	rtmin_burst "$target" 40 || return 1
 	/bin/kill -STOP "$target"
 	wait_until 2 stopped "$target" || { echo "never stopped"; return 1; }
 	sleep 0.2
 	stopped "$target" || { echo "did not stay stopped"; return 1; }
 	/bin/kill -CONT "$target"
-	for _ in $(seq 40); do /bin/kill -s RTMIN "$target" && sent=$((sent + 1)); sleep 0.005; done
+	rtmin_burst "$target" 40 || return 1
 	wait $sup || { echo "exit $?"; return 1; }
 	"$PY" -c "import json,sys; n=json.load(open('$WORK/$sig.json'))['signals']; sys.exit(0 if n == $sent else 'received %d of $sent signals' % n)" || return 1
 	episode_matches_report "$WORK/episodes/$sig" "$WORK/$sig.json"

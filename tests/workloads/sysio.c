@@ -28,6 +28,10 @@
  * and every count comes after it: the elder's, the leader's, and those of
  * the children, threads and spawns that follow.
  *
+ * --until-signals N: the pipe's feeder goes on past its rounds until N
+ * SIGRTMIN have arrived (a minute at most), so a test that signals the
+ * process never finds it gone, however slowly its kill(1)s run.
+ *
  * --tag is ignored: it marks the command line so a test can find leftovers. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,6 +69,7 @@ struct counters {
 static struct counters *cnt;
 static int counters_fd = -1;
 static int threads = 3, children = 2, rounds = 4, pause_ms = 10;
+static unsigned until_signals;
 static bool exec_from_thread, spawned, phase2, wait_for_go;
 static const char *report;
 static char **orig_argv;
@@ -197,7 +202,10 @@ static void *reader(void *arg)
 static void *feeder(void *arg)
 {
 	(void)arg;
-	for (int r = 0; r < rounds * 2; r++) {
+	int most = rounds * 2 + (until_signals ? 60000 / (pause_ms > 0 ? pause_ms : 1) : 0);
+	for (int r = 0; r < most; r++) {
+		if (r >= rounds * 2 && atomic_load(&cnt->signals) >= until_signals)
+			break;
 		sys(WRITE, pipefd[1], (long)"p", 1, 0, 0, 0);
 		sleep_ms(pause_ms);
 	}
@@ -321,6 +329,8 @@ int main(int argc, char **argv)
 			rounds = atoi(v), i++;
 		else if (!strcmp(a, "--pause-ms"))
 			pause_ms = atoi(v), i++;
+		else if (!strcmp(a, "--until-signals"))
+			until_signals = (unsigned)atoi(v), i++;
 		else if (!strcmp(a, "--report"))
 			report = v, i++;
 		else if (!strcmp(a, "--counters-fd"))
