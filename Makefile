@@ -40,12 +40,13 @@ DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 # that nbclient drives through docs/notebooks/quickstart.ipynb, matplotlib,
 # and venv (pip install ./python into a fresh one, offline), PyTorch (the
 # verdict's training loop on this CPU, tests/workloads/torch_phases.py), and
-# make deb's tools (the package built offline, lintian)
+# make deb's tools (the package built offline, lintian), and what Darshan's
+# source release builds with (tests/darshan/build: the access pattern's judge)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv python3-torch $(DEB_TOOLS)
+	python3-venv python3-torch autoconf automake libtool zlib1g-dev $(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -80,7 +81,8 @@ SCHEMAS := $(wildcard schema/*.schema.json)
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schemas.o $(BUILD)/obj/gen/report_assets.o
 LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(OBJS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
+	$(BUILD)/workloads/darwork-static
 # test doubles the tests load in place of a library: NVML's (IOPSAMPLE_TEST_NVML)
 FIXTURE_LIBS := $(BUILD)/fixtures/libfake_nvml.so
 
@@ -199,9 +201,19 @@ $(BUILD)/fixtures/lib%.so: tests/fixtures/%.c collectors/gpu/nvml.h | $(BUILD)/.
 # No dynamic loader reading libraries before main: its counts are its own.
 $(BUILD)/workloads/sysio $(BUILD)/workloads/reuse $(BUILD)/workloads/netio \
 	$(BUILD)/workloads/blkwork $(BUILD)/workloads/metawork $(BUILD)/workloads/patwork: LDFLAGS += -static
+# darwork twice: linked dynamically, for Darshan's LD_PRELOAD to see its
+# calls; statically, for iopsample to see no loader's reads besides them
+$(BUILD)/workloads/darwork-static: tests/workloads/darwork.c | $(BUILD)/.build-deps
+	$(CC) $(CFLAGS) -static -o $@ $<
 # io_uring through liburing (a test package)
 $(BUILD)/workloads/patwork: LDFLAGS += -luring
 $(BUILD)/workloads/patwork: | $(BUILD)/.test-deps
+
+# Darshan 3.5.0 from ../shared/vendor, once per machine, outside the tree
+# (tests/darshan/build): beside the build under make -j, not after it
+.PHONY: darshan
+darshan: | $(BUILD)/.test-deps
+	@tests/darshan/build >/dev/null || echo "darshan: not built (tests/e2e/darshan.sh says why)"
 
 # a FUSE filesystem: libfuse3 is a test package
 $(BUILD)/workloads/slowdisk: CFLAGS += $(shell pkg-config --cflags fuse3)
@@ -220,7 +232,7 @@ $(NODE_TOOLS):
 		ajv@$(AJV_VERSION) @duckdb/node-api@$(DUCKDB_NODE_VERSION)
 	@touch $@
 
-check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer
+check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer darshan
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
 
 # The gpu source against a GPU doing known work (PyTorch): where no NVIDIA

@@ -93,8 +93,8 @@ const struct io_syscall io_syscalls[] = {
 	WRITE_AT(writev, SIO_POS_FPOS, -1),
 	READ_AT(preadv, SIO_POS_ARG, 3), /* pos_l: on a 64-bit ABI the whole offset */
 	WRITE_AT(pwritev, SIO_POS_ARG, 3),
-	READ_AT(preadv2, SIO_POS_ARG_OR_FPOS, 3),
-	WRITE_AT(pwritev2, SIO_POS_ARG_OR_FPOS, 3),
+	READ_AT(preadv2, SIO_POS_ARG, 3),
+	WRITE_AT(pwritev2, SIO_POS_ARG, 3),
 	/* sendfile(out_fd, in_fd, offset, count) */
 	FILE_IO(sendfile, SIO_SIDE_BOTH, 1, 0, SIO_POS_PTR, 2, SIO_POS_FPOS, -1),
 	/* splice(fd_in, off_in, fd_out, off_out, ...) */

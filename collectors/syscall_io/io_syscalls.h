@@ -21,7 +21,7 @@ struct io_syscall {
 	enum sio_via via;
 	int reap_nr[2]; /* SIO_VIA_AIO: the syscalls whose exits the ptrace tracer reads events at */
 	/* [enum io_dir]: where that side's access starts (enum sio_pos), and
-	 * the argument it reads (SIO_POS_ARG, _ARG_OR_FPOS, _PTR) */
+	 * the argument it reads (SIO_POS_ARG, _PTR) */
 	unsigned char pos[2];
 	signed char pos_arg[2];
 };

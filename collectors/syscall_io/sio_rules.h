@@ -139,12 +139,25 @@ static inline enum sio_kind sio_kind_of_mode(unsigned mode)
 #define SIO_MMSG_MAX 1024
 
 /* ---- The access pattern, as Darshan's POSIX module counts it ------------
- * (darshan-runtime/lib/darshan-posix.c, POSIX_RECORD_READ/_WRITE/_OPEN):
- * per process and file, over the accesses of the bytes a call returned
- * (0 at the end of a file is an access too; a failed call is none).
+ * (darshan-runtime/lib/darshan-posix.c 3.5.0: POSIX_RECORD_OPEN, _READ,
+ * _WRITE, the lseek wrappers), per process and file:
  *
- * - An open of the file resets where its last read and its last write
- *   ended to byte 0; a process's first access of a file finds them there.
+ * - Darshan knows a descriptor from the process's own open (open, openat,
+ *   creat) or dup (dup, dup2, dup3) of one it knows, until its close: a
+ *   descriptor inherited across exec or fork, or got any other way
+ *   (fcntl's F_DUPFD, a socket's SCM_RIGHTS), has no record, and its
+ *   accesses count nothing. The record is the file's, shared by every
+ *   descriptor the process knows of it.
+ * - The record keeps one offset for every descriptor of the file. An open
+ *   sets it, and where the last read and the last write ended, to byte 0;
+ *   lseek sets it to the position it returns; every access moves it to
+ *   where the access ended (start + bytes), pread's and pwrite's too. A
+ *   close of any of its descriptors sets where the last read and the
+ *   last write ended to byte 0 again (the offset stays).
+ * - A read(), write(), readv() or writev() starts at that offset, not at
+ *   the descriptor's own position (an O_APPEND write, another descriptor's
+ *   read, a pread before it); pread64 and preadv at their offset, preadv2
+ *   and pwritev2 at theirs as given, -1 included.
  * - An access is sequential when it starts after the last byte of the
  *   file's previous access of its kind, consecutive when it starts right
  *   after it (that byte + 1). So a first read at offset 0 is neither; at
@@ -153,7 +166,12 @@ static inline enum sio_kind sio_kind_of_mode(unsigned mode)
  *   whenever that was: the kind is kept across opens.
  * - An access whose start is not a multiple of the file system's block
  *   size (statfs(2)'s f_bsize) is unaligned, reads and writes alike (each
- *   counted on its side; Darshan's FILE_NOT_ALIGNED is their sum). */
+ *   counted on its side; Darshan's FILE_NOT_ALIGNED is their sum); -1 is.
+ *
+ * Over the accesses of the bytes a call returned (0 at the end of a file is
+ * an access too; a failed call is none). The calls Darshan does not wrap
+ * (sendfile, splice, copy_file_range, Linux AIO, io_uring) count by the
+ * same rules: at their explicit offset, else at the record's. */
 enum sio_pattern {
 	SIO_CONSEC_READS,
 	SIO_SEQ_READS,
@@ -165,20 +183,28 @@ enum sio_pattern {
 	SIO_PATTERNS
 };
 
-/* A process's history of a file. All zero: the file as a process finds it
- * before its first access. */
+/* A process's record of a file, made by its open. */
 struct sio_fstate {
 	long long last_byte[2]; /* [enum io_dir]: the last byte of its last access that way */
+	long long offset;       /* Darshan's offset: where a read() or write() starts */
 	unsigned char last;     /* 1 + the enum io_dir of its last access; 0: none yet */
 };
 
-/* The process opened the file again. */
+/* The process opened the file (again). */
 static inline void sio_pattern_open(struct sio_fstate *st)
+{
+	st->last_byte[IO_READ] = st->last_byte[IO_WRITE] = 0;
+	st->offset = 0;
+}
+
+/* The process closed a descriptor of the file (Darshan's close wrapper:
+ * the offset stays). */
+static inline void sio_pattern_close(struct sio_fstate *st)
 {
 	st->last_byte[IO_READ] = st->last_byte[IO_WRITE] = 0;
 }
 
-/* What an access adds (1 << enum sio_pattern, or-ed), the history updated:
+/* What an access adds (1 << enum sio_pattern, or-ed), the record updated:
  * side d, start and len in bytes, blksize the file system's. */
 static inline unsigned sio_pattern_step(struct sio_fstate *st, int d, long long start,
 					long long len, unsigned long long blksize)
@@ -190,23 +216,33 @@ static inline unsigned sio_pattern_step(struct sio_fstate *st, int d, long long 
 		add |= 1u << (w ? SIO_CONSEC_WRITES : SIO_CONSEC_READS);
 	if (st->last && st->last != d + 1)
 		add |= 1u << SIO_RW_SWITCHES;
+	/* unsigned: BPF before v4 has no signed modulo; for a block size
+	 * (a power of two) a remainder is 0 alike either way */
 	if (blksize && (unsigned long long)start % blksize)
 		add |= 1u << (w ? SIO_UNALIGNED_WRITES : SIO_UNALIGNED_READS);
 	st->last_byte[d] = start + len - 1;
+	st->offset = start + len;
 	st->last = (unsigned char)(d + 1);
 	return add;
 }
 
+/* The calls Darshan's record follows besides the accesses. */
+enum sio_track {
+	SIO_TRACK_NONE,
+	SIO_TRACK_OPEN,  /* open, openat, openat2, creat: a record made, or reset */
+	SIO_TRACK_DUP,   /* dup, dup2, dup3: the new descriptor names the old one's */
+	SIO_TRACK_SEEK,  /* lseek: its offset set */
+	SIO_TRACK_CLOSE, /* close: where the last read and write ended reset */
+};
+
 /* Where a side's access starts, for the syscalls that address a file
- * (io_syscall's pos): the description's position before the call (its
- * position after, less the bytes), an offset argument, or the loff_t an
- * argument points to (after the call: less the bytes), the position when
- * it is NULL. */
+ * (io_syscall's pos): the record's offset, an offset argument as given, or
+ * the loff_t an argument points to (after the call: less the bytes), the
+ * record's offset when it is NULL. */
 enum sio_pos {
 	SIO_POS_NONE,   /* no file access (sockets, pipes), or not this side */
 	SIO_POS_FPOS,   /* read, write, readv, writev; sendfile's output */
-	SIO_POS_ARG,    /* pread64, pwrite64, preadv, pwritev: the offset at pos_arg */
-	SIO_POS_ARG_OR_FPOS, /* preadv2, pwritev2: the offset, or the position when -1 */
+	SIO_POS_ARG,    /* pread64, pwrite64, preadv, pwritev, preadv2, pwritev2: the offset at pos_arg */
 	SIO_POS_PTR,    /* sendfile's input, splice, copy_file_range: *(loff_t *)pos_arg */
 };
 

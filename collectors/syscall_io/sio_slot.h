@@ -48,4 +48,13 @@ struct sio_file_key {
 /* Histories followed at once, at most (least recently used first out). */
 #define SIO_FILES_MAX 16384
 
+/* A descriptor Darshan knows (sio_fds): the process as in sio_file_key,
+ * and the descriptor. */
+struct sio_fd_key {
+	__u64 start_ns;
+	__u64 exec_id;
+	__u32 tgid;
+	__s32 fd;
+};
+
 #endif

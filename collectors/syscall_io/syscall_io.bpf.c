@@ -25,22 +25,34 @@ const volatile __s8 sio_fd_arg[SIO_MAX_SYSCALLS][2]; /* [enum io_dir]: the fd's 
 const volatile __u8 sio_msgvec[SIO_MAX_SYSCALLS];   /* bytes from the mmsghdrs at arg 1 */
 const volatile __u8 sio_pos[SIO_MAX_SYSCALLS][2];     /* [enum io_dir]: enum sio_pos */
 const volatile __s8 sio_pos_arg[SIO_MAX_SYSCALLS][2]; /* [enum io_dir]: its argument */
-const volatile __u8 sio_opens[SIO_MAX_SYSCALLS];      /* returns a new description's fd */
+/* [syscall nr]: what Darshan's record follows of a call (enum sio_track),
+ * counted or not */
+const volatile __u8 sio_track[SIO_MAX_NR];
 const volatile __u8 sio_aio_index = SIO_NOT_COUNTED;   /* the counted index of "aio" */
 const volatile __u8 sio_uring_index = SIO_NOT_COUNTED; /* ... of "io_uring" */
 
 EBPF_SLOTS_MAP(sio_slots, struct sio_slot);
 
-/* The access pattern's history of each file each process of the tree
- * reads or writes (sio_rules.h). Reset by the process's opens of the file;
- * the least recently used goes when full (its next access finds a history
- * of zeros, as after an open, with no last kind). */
+/* The access pattern's record of each file each process of the tree
+ * opened (sio_rules.h, Darshan's), made and reset by its opens; the least
+ * recently used goes when full (the file's accesses count nothing until
+ * the process opens it again). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, SIO_FILES_MAX);
 	__type(key, struct sio_file_key);
 	__type(value, struct sio_fstate);
 } sio_files SEC(".maps");
+
+/* The descriptors each process of the tree opened or duplicated from one
+ * it opened, until it closes them (sio_rules.h): Darshan's, the only ones
+ * whose accesses it counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SIO_FILES_MAX);
+	__type(key, struct sio_fd_key);
+	__type(value, __u8);
+} sio_fds SEC(".maps");
 
 /* When each thread of the tree entered the counted call it is in (its
  * exit takes the entry out). In the task's own storage where the kernel
@@ -288,23 +300,33 @@ static __always_inline bool fd_file_facts(long fd, struct sio_file_facts *out)
 	return file_facts_of(fd_file(fd), task, out);
 }
 
+/* The key of the process's descriptor fd, whose file's facts are fi. */
+static __always_inline struct sio_fd_key fd_key(const struct sio_file_facts *fi, long fd)
+{
+	struct sio_fd_key k = {.start_ns = fi->key.start_ns, .exec_id = fi->key.exec_id,
+			       .tgid = fi->key.tgid, .fd = (__s32)fd};
+	return k;
+}
+
+/* An access that starts at the record's offset (sio_rules.h). */
+#define SIO_AT_RECORD ((__s64)1 << 63)
+
 /* What an access to a file (fi) adds to the pattern (enum sio_pattern
- * bits), the process's history of the file updated: side d, start and len
- * in bytes. Only regular files and block devices count. */
+ * bits), the process's record of the file updated: side d, start (or
+ * SIO_AT_RECORD) and len in bytes. Only regular files and block devices
+ * count, and only those the process opened: Darshan has no record of the
+ * others. */
 static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 d, __s64 start,
 					 __s64 len)
 {
 	__u32 kind = sio_kind_of_mode(fi->mode);
 	if (kind != SIO_KIND_FILE && kind != SIO_KIND_BLOCKDEV)
 		return 0;
-	struct sio_fstate fresh = {};
 	struct sio_fstate *fs = bpf_map_lookup_elem(&sio_files, &fi->key);
-	if (!fs) {
-		bpf_map_update_elem(&sio_files, &fi->key, &fresh, BPF_NOEXIST);
-		fs = bpf_map_lookup_elem(&sio_files, &fi->key);
-		if (!fs)
-			return 0;
-	}
+	if (!fs)
+		return 0;
+	if (start == SIO_AT_RECORD)
+		start = fs->offset;
 	return sio_pattern_step(fs, d & 1, start, len, fi->blksize);
 }
 
@@ -319,8 +341,11 @@ __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how
 	if (!fd_file_facts(fd, &fi) || !(fi.mode & 0170000)) /* no inode read: the file was going */
 		return SIO_KIND_UNKNOWN << 8;
 	__u32 kind = sio_kind_of_mode(fi.mode) << 8;
-	__s64 start = fi.pos - len; /* its position before the call */
-	if (how == SIO_POS_ARG || (how == SIO_POS_ARG_OR_FPOS && (long)arg != -1)) {
+	struct sio_fd_key fk = fd_key(&fi, fd);
+	if (!bpf_map_lookup_elem(&sio_fds, &fk)) /* not a descriptor Darshan knows */
+		return kind;
+	__s64 start = SIO_AT_RECORD;
+	if (how == SIO_POS_ARG) {
 		start = arg;
 	} else if (how == SIO_POS_PTR && arg) {
 		long long after;
@@ -331,16 +356,44 @@ __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how
 	return kind | file_access(&fi, d, start, len);
 }
 
-/* The tree opened a file at fd: where the process's last read and write of
- * it ended goes back to byte 0. */
-__attribute__((noinline)) int sio_opened(long fd)
+/* A call Darshan's record follows (enum sio_track), whose result is ret
+ * and first argument fd: an open makes the process's record of the file
+ * at descriptor ret, or resets it (its last kind kept); a dup of a
+ * descriptor it knows makes ret known; lseek sets the offset to ret; a
+ * close, at its entry, resets where the last read and write ended. */
+__attribute__((noinline)) int sio_follow(__u32 track, long ret, long fd)
 {
 	struct sio_file_facts fi;
-	if (!fd_file_facts(fd, &fi))
+	long named = track == SIO_TRACK_OPEN || track == SIO_TRACK_DUP ? ret : fd;
+	if (!fd_file_facts(named, &fi))
+		return 0;
+	struct sio_fd_key fk = fd_key(&fi, named);
+	__u8 known = 1;
+	if (track == SIO_TRACK_DUP) {
+		struct sio_fd_key old = fd_key(&fi, fd);
+		if (bpf_map_lookup_elem(&sio_fds, &old))
+			bpf_map_update_elem(&sio_fds, &fk, &known, BPF_ANY);
+		return 0;
+	}
+	if (track != SIO_TRACK_OPEN && !bpf_map_lookup_elem(&sio_fds, &fk))
 		return 0;
 	struct sio_fstate *fs = bpf_map_lookup_elem(&sio_files, &fi.key);
-	if (fs)
-		sio_pattern_open(fs);
+	if (track == SIO_TRACK_SEEK) {
+		if (fs)
+			fs->offset = ret;
+	} else if (track == SIO_TRACK_CLOSE) {
+		if (fs)
+			sio_pattern_close(fs);
+		bpf_map_delete_elem(&sio_fds, &fk);
+	} else {
+		bpf_map_update_elem(&sio_fds, &fk, &known, BPF_ANY);
+		if (fs) {
+			sio_pattern_open(fs);
+		} else {
+			struct sio_fstate fresh = {};
+			bpf_map_update_elem(&sio_files, &fi.key, &fresh, BPF_NOEXIST);
+		}
+	}
 	return 0;
 }
 
@@ -442,8 +495,15 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 	unsigned long nr = kernel_syscall_nr(regs);
 	if (nr >= SIO_MAX_NR) /* -1 (not a syscall), x32 */
 		return 0;
-	__u32 i = sio_index[nr];
-	if (i >= SIO_MAX_SYSCALLS || kernel_compat_syscall() || sio_restarting(ret))
+	__u32 i = sio_index[nr], track = sio_track[nr];
+	if (i >= SIO_MAX_SYSCALLS) {
+		/* an open or lseek the rows do not count, followed all the same */
+		if (track && track != SIO_TRACK_CLOSE && !sio_is_error(ret) && !kernel_compat_syscall() &&
+		    tree_has_current())
+			sio_follow(track, ret, kernel_syscall_arg(regs, 0));
+		return 0;
+	}
+	if (kernel_compat_syscall() || sio_restarting(ret))
 		return 0;
 	if (i == sio_aio_index) { /* io_getevents, io_pgetevents: the events they reaped */
 		if (!tree_has_current())
@@ -469,8 +529,8 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 		sio_count(i, ret, 0, sio_sides[i], ns);
 		return 0;
 	}
-	if (sio_opens[i])
-		sio_opened(ret);
+	if (track && track != SIO_TRACK_CLOSE)
+		sio_follow(track, ret, kernel_syscall_arg(regs, 0));
 
 	__u32 sides = sio_sides[i], rkind = SIO_KIND_UNKNOWN, wkind = SIO_KIND_UNKNOWN;
 	__u32 pat[2] = {0, 0};
@@ -509,13 +569,16 @@ static __always_inline int sio_exit(struct pt_regs *regs, long ret, bool looped)
 }
 
 /* A counted call's entry: when, for its exit (not io_getevents', whose
- * events are requests). */
+ * events are requests); and a close, which Darshan's record follows while
+ * the descriptor still names its file. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(iops_sio_enter, struct pt_regs *regs, long id)
 {
 	if ((unsigned long)id >= SIO_MAX_NR)
 		return 0;
 	__u32 i = sio_index[id];
+	if (sio_track[id] == SIO_TRACK_CLOSE && !kernel_compat_syscall() && tree_has_current())
+		sio_follow(SIO_TRACK_CLOSE, 0, kernel_syscall_arg(regs, 0));
 	if (i >= SIO_MAX_SYSCALLS || i == sio_aio_index || kernel_compat_syscall() ||
 	    !tree_has_current())
 		return 0;
@@ -566,8 +629,9 @@ __attribute__((noinline)) int sio_aio_event(unsigned long events, int k, __u32 i
 	__u32 kind = sio_fd_kind(cb.fildes, 0) & 0xff, pat = 0;
 	/* the access pattern: at the iocb's offset */
 	struct sio_file_facts fi;
+	struct sio_fd_key fk;
 	if (!sio_is_error(ev.res) && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV) &&
-	    fd_file_facts(cb.fildes, &fi))
+	    fd_file_facts(cb.fildes, &fi) && (fk = fd_key(&fi, cb.fildes), bpf_map_lookup_elem(&sio_fds, &fk)))
 		pat = file_access(&fi, sides == SIO_SIDE_WRITE, cb.offset, ev.res);
 	sio_count(i, ev.res, (__u64)ev.res, SIO_HOW(sides, kind, kind) | pat << SIO_PAT_SHIFT,
 		  SIO_NS_REQUEST);

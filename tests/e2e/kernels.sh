@@ -22,7 +22,7 @@ boot() {
 	kdir=$("$KERNELS/fetch" "$BUILD/kernels" "$2" "$3" 2>"$img.fetch") ||
 		{ echo "fetching $3 of $2: $(tail -n 2 "$img.fetch")"; return 1; }
 	"$KERNELS/initramfs" "$kdir" "$img.cpio.gz" "$WORKLOADS/blkwork" "$WORKLOADS/sysio" "$WORKLOADS/netio" \
-		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/phasework" "$WORKLOADS/cachework" \
+		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/darwork-static" "$WORKLOADS/phasework" "$WORKLOADS/cachework" \
 		"$(command -v fio)" \
 		"$KERNELS"/*.yaml || { echo "initramfs"; return 1; }
 	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" &&
@@ -48,6 +48,14 @@ mkdir -p "$WORK/metawork"
 strace -f -c -o "$WORK/metawork.strace" "$WORKLOADS/metawork" "$WORK/metawork" 5 >/dev/null ||
 	echo "strace of metawork failed" >"$WORK/metawork.strace"
 
+# darwork's every case under Darshan here (tests/e2e/darshan.sh): the
+# guests' access pattern of the same program must equal its counters
+mkdir -p "$WORK/darwork"
+DARSHAN=$("$TESTS/darshan/build" 2>"$WORK/darwork.darshan") &&
+	"$PY" "$TESTS/e2e/lib/darshan.py" "$DARSHAN" "$WORK/darwork-logs" "$WORK/darwork" \
+		"$WORKLOADS/darwork" "$WORK/darwork" >"$WORK/darwork.darshan" 2>&1 ||
+	echo "{\"darshan failed\": \"$(tail -n 1 "$WORK/darwork.darshan")\"}" >"$WORK/darwork.darshan"
+
 for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 	"bookworm-6.12 bookworm linux-image-6.12-cloud-amd64" \
 	"bullseye-5.10 bullseye linux-image-cloud-amd64"; do
@@ -57,7 +65,8 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork throttled controllers verdict causes causes-dirty causes-outside causes-loader nulls; do
-		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what" "$WORK/metawork.strace"
+		metawork patwork darwork throttled controllers verdict causes causes-dirty causes-outside causes-loader nulls; do
+		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what" "$WORK/metawork.strace" \
+			"$WORK/darwork.darshan"
 	done
 done

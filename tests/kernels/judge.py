@@ -2,14 +2,15 @@
 """Judges here what a guest kernel ran (tests/kernels/guest): its probe and
 its episodes, with the checks the host's own tests use (epi, exact).
 
-  judge.py OUT CHECK METAWORK_STRACE
+  judge.py OUT CHECK METAWORK_STRACE DARWORK_DARSHAN
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, metawork, patwork, throttled, controllers, verdict, causes, causes-dirty,
+fio-io_uring, metawork, patwork, darwork, throttled, controllers, verdict, causes, causes-dirty,
 causes-outside, causes-loader, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
-calls). Prints what it compared, or exits non-zero with what differs.
+calls); DARWORK_DARSHAN Darshan's POSIX counters of darwork run on this
+host (tests/e2e/lib/darshan.py). Prints what it compared, or exits non-zero with what differs.
 
 What each kernel must allow is this file's MINIMUM (docs/data-model.md's
 table): at or above it the source loads and counts exactly; below it, its
@@ -176,6 +177,18 @@ def check_known(workload):
     return exact.pattern_matches(ep, w)
 
 
+def check_darwork():
+    """syscall_io's access pattern of darwork's every case against Darshan's
+    counters of the same program on this host (the child case reads a
+    descriptor it inherited: calls and bytes are not Darshan's there)."""
+    ep = episode("darwork")
+    s = ep.manifest["sources"]["syscall_io"]
+    if not allowed("syscall_io"):
+        return declined("syscall_io", s["error"])
+    expect(s["status"] == "ok" and s["backend"] == "ebpf", "darwork: %s" % s["error"])
+    return exact.darshan_matches(ep, json.load(open(sys.argv[4])), inherited=True)
+
+
 def check_throttled():
     """block_io against blkwork's prefetch that the episode's io.max held
     after the tree was gone (tests/kernels/guest sets it): every byte the
@@ -309,6 +322,7 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
+          "darwork": check_darwork,
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),

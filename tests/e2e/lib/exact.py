@@ -250,3 +250,34 @@ def pattern_matches(ep, w):
     return "as patwork did it%s: %s" % (
         ", less its io_uring requests' (io_uring unseen: %s)" % m["unseen"]["io_uring"] if blind else "",
         ", ".join("%s %d" % (f, want[f]) for f in PATTERN))
+
+
+def darshan_matches(ep, d, inherited=False):
+    """syscall_io's rows of darwork against Darshan's POSIX counters d of
+    the same program (tests/e2e/lib/darshan.py): the access pattern equal
+    under ebpf, null with why under ptrace; under both, the successful
+    read and write calls and their bytes equal POSIX_READS, _WRITES,
+    _BYTES_READ, _BYTES_WRITTEN, unless the program read a descriptor it
+    inherited (inherited: Darshan keeps no record of one, syscall_io
+    counts its bytes)."""
+    from darshan import NOT_ALIGNED, PATTERN as DARSHAN
+    expect("POSIX_READS" in d, "no Darshan counters: %s" % d)
+    m = ep.manifest["sources"]["syscall_io"]
+    out = []
+    if not inherited:
+        got = {f: ep.total("syscall_io", f) for f in ("read_calls", "write_calls", "read_bytes", "write_bytes")}
+        want = {"read_calls": d["POSIX_READS"], "write_calls": d["POSIX_WRITES"],
+                "read_bytes": d["POSIX_BYTES_READ"], "write_bytes": d["POSIX_BYTES_WRITTEN"]}
+        expect(got == want, "calls and bytes %s, Darshan's %s" % (got, want))
+        out.append("%d reads, %d writes" % (want["read_calls"], want["write_calls"]))
+    rows = ep.rows["syscall_io"]
+    if m["backend"] == "ptrace":
+        expect(all(r[f] is None for r in rows for f in PATTERN), "a pattern field not null")
+        expect(m["unseen"].get("access_pattern"), "no reason: %s" % m["unseen"])
+        return "; ".join(out + ["the pattern null, with why"])
+    got = {f: ep.total("syscall_io", f) for f in DARSHAN}
+    got["not_aligned"] = ep.total("syscall_io", "unaligned_reads") + ep.total("syscall_io", "unaligned_writes")
+    want = {f: d[c] for f, c in DARSHAN.items()}
+    want["not_aligned"] = d[NOT_ALIGNED]
+    expect(got == want, "the pattern %s, Darshan's %s" % (got, want))
+    return "; ".join(out + [", ".join("%s %d" % kv for kv in want.items())])
