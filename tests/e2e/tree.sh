@@ -17,14 +17,15 @@ shipped() {
 # README's "Licence": every file of code, build and documentation source
 # that takes a comment has the SPDX line in its first three lines; exempt
 # are formats with no comments (JSON, notebooks, images), prose (*.md),
-# Debian's metadata (debian/copyright covers it) and test fixtures, whose
-# bytes are the test.
+# Debian's metadata (debian/copyright covers it) and test fixtures' data,
+# whose bytes are the test (a fixture's C source, such as the fake NVML,
+# is code: it states its licence).
 spdx() {
 	shipped >"$WORK/files" || return 1
 	(cd "$ROOT" && "$PY" - "$WORK/files") <<'PY'
 import re, sys
 want = "SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause"
-exempt = re.compile(r"^(tests/fixtures/|debian/(changelog|control|copyright|source/|.*\.install$))"
+exempt = re.compile(r"^(tests/fixtures/(?!.*\.[ch]$)|debian/(changelog|control|copyright|source/|.*\.install$))"
                     r"|\.(md|json|ipynb|png)$|^(VERSION|LICENSE)$|^\.gitignore$")
 files = [f for f in open(sys.argv[1]).read().split("\n") if f and not exempt.search(f)]
 missing = []
