@@ -206,12 +206,18 @@ static nvmlReturn_t take(struct gpu *g, struct gpu_dev *d, enum reading which, i
 	unsigned u = 0;
 	switch (which) {
 	case R_PCIE: {
+		/* The driver samples the counters somewhere inside the call, which
+		 * it may hold for a long time (a CUDA context being made): the two
+		 * values compared were sampled at most from the previous call's
+		 * start to this one's end apart, and that is the span judged. */
 		uint64_t c[2];
+		int64_t asked = clock_mono_ns();
 		if ((r = read_pcie(nv, d, c)) != NVML_SUCCESS)
 			break;
+		int64_t answered = clock_mono_ns();
 		if (d->pcie_ok) {
 			gpu_lock(g);
-			if (now - d->pcie_ns >= d->pcie_safe_ns)
+			if (answered - d->pcie_ns >= d->pcie_safe_ns)
 				d->acc_ambiguous = true;
 			for (int k = 0; k < 2; k++)
 				d->acc_pcie[k] += gpu_wrap_delta(d->pcie[k], c[k], d->pcie_bits);
@@ -219,7 +225,7 @@ static nvmlReturn_t take(struct gpu *g, struct gpu_dev *d, enum reading which, i
 		}
 		d->pcie[0] = c[0];
 		d->pcie[1] = c[1];
-		d->pcie_ns = now;
+		d->pcie_ns = asked;
 		d->pcie_ok = true;
 		return r;
 	}

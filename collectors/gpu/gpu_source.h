@@ -67,7 +67,7 @@ struct gpu_dev {
 
 	/* the reader's: the counters' last readings */
 	uint64_t pcie[2];
-	int64_t pcie_ns;
+	int64_t pcie_ns; /* when the last reading was asked for: its value came after */
 	bool pcie_ok;
 	unsigned long long energy;
 	int64_t energy_ns, energy_cost_ns; /* the last reading: when, how long it took */
