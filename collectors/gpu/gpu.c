@@ -254,6 +254,52 @@ static void put_device(struct gpu_dev *d)
 			       (d->row_throttle & gpu_reasons[k].bit) != 0);
 }
 
+/* What g holds besides NVML. */
+static void gpu_free(struct gpu *g)
+{
+	free(g->procs);
+	free(g->union_pids);
+	for (size_t i = 0; i < g->n; i++)
+		free(g->dev[i].tree_pids);
+	free(g);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* tree_processes' total: the tree's processes on any GPU of the row, a
+ * process on several counted once; -1 when no GPU's is known. (A row's
+ * known reading is done: the reader writes no pid list until the next.) */
+static int64_t tree_processes(struct gpu *g)
+{
+	size_t n = 0, known = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->dev[i].row_known[F_TREE_PROCS])
+			known++, n += g->dev[i].ntree_pids;
+	if (!known)
+		return -1;
+	if (n > g->union_cap) {
+		pid_t *p = realloc(g->union_pids, n * sizeof(*p));
+		if (!p)
+			return -1;
+		g->union_pids = p;
+		g->union_cap = n;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->dev[i].row_known[F_TREE_PROCS])
+			for (unsigned j = 0; j < g->dev[i].ntree_pids; j++)
+				g->union_pids[k++] = g->dev[i].tree_pids[j];
+	qsort(g->union_pids, k, sizeof(pid_t), cmp_pid);
+	int64_t distinct = 0;
+	for (size_t j = 0; j < k; j++)
+		distinct += j == 0 || g->union_pids[j] != g->union_pids[j - 1];
+	return distinct;
+}
+
 static void put_totals(struct gpu *g)
 {
 	for (int f = 0; f < NFIELDS; f++) {
@@ -270,6 +316,10 @@ static void put_totals(struct gpu *g)
 		if (gpu_fields[f].total == MEAN)
 			jsonl_cell_real(g->total, gpu_fields[f].name, n > 0,
 					n ? (double)sum / (double)n : 0);
+		else if (gpu_fields[f].total == DISTINCT && (sum = tree_processes(g)) >= 0)
+			jsonl_cell_int(g->total, gpu_fields[f].name, true, sum);
+		else if (gpu_fields[f].total == DISTINCT)
+			jsonl_cell_int(g->total, gpu_fields[f].name, false, 0);
 		else
 			jsonl_cell_int(g->total, gpu_fields[f].name, n > 0,
 				       gpu_fields[f].total == MAX ? max : sum);
@@ -326,8 +376,7 @@ static int probe_nvml(struct gpu_config *cfg, int64_t interval_ns, json_t *manif
 		}
 		json_object_set_new(manifest, "gpus", gpus);
 		json_decref(g->warnings);
-		free(g->procs);
-		free(g);
+		gpu_free(g);
 	}
 	nvml_close(&nv);
 	return r;
@@ -423,8 +472,7 @@ static void gpu_close(void *state)
 	if (g->running)
 		return; /* the reader is stuck in the driver: left to the exit */
 	nvml_close(&g->nvml);
-	free(g->procs);
-	free(g);
+	gpu_free(g);
 }
 
 static int gpu_open(const struct source_config *sc, const struct target_info *t, json_t *row,
@@ -435,6 +483,7 @@ static int gpu_open(const struct source_config *sc, const struct target_info *t,
 	if (!g)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	g->target = t->pid;
+	g->nested_pidns = gpu_pidns_nested();
 	g->keeper = t->keeper;
 	g->observer = t->observer;
 	g->interval_ns = sc->interval_ns;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clock.h"
 #include "gpu_math.h"
@@ -32,7 +33,7 @@ const struct gpu_field gpu_fields[NFIELDS] = {
 	[F_MEM_UTIL] = {"mem_util_pct", R_UTIL, MEAN},
 	[F_MEM_USED] = {"mem_used_bytes", R_MEMORY, SUM},
 	[F_TREE_MEM] = {"tree_mem_bytes", R_PROCESSES, SUM},
-	[F_TREE_PROCS] = {"tree_processes", R_PROCESSES, SUM},
+	[F_TREE_PROCS] = {"tree_processes", R_PROCESSES, DISTINCT},
 	[F_POWER] = {"power_mw", R_POWER, SUM},
 	[F_SM_CLOCK] = {"sm_clock_mhz", R_CLOCK, MEAN},
 	[F_TEMP] = {"temperature_c", R_TEMP, MAX},
@@ -73,23 +74,36 @@ static pid_t ppid_of(pid_t pid, void *arg)
 
 /* Whether pid is the tree's, as the previous reading found it (a pid
  * listed at two readings in a row is the same process: it could only be
- * reused after leaving the list), else from /proc. */
+ * reused after leaving the list), else from /proc. A pid /proc does not
+ * show has exited since NVML listed it, or is of a pid namespace this
+ * /proc does not see: only a nested namespace has those, and a pid that
+ * stays listed is no exited process. */
 static bool in_tree(struct gpu *g, pid_t pid)
 {
 	for (size_t i = 0; i < g->nseen; i++)
 		if (g->seen[i].pid == pid) {
 			g->seen[i].listed = true;
+			if (g->seen[i].hidden && g->nested_pidns) {
+				gpu_lock(g);
+				g->unmatched = pid;
+				gpu_unlock(g);
+			}
 			return g->seen[i].in;
 		}
 	bool in = gpu_in_tree(pid, g->target, g->keeper, g->observer, ppid_of, NULL);
-	if (!in && pid != 1 && ppid_of(pid, NULL) == 0) {
-		gpu_lock(g);
-		g->unmatched = pid;
-		gpu_unlock(g);
-	}
+	bool hidden = !in && pid != 1 && ppid_of(pid, NULL) == 0;
 	if (g->nseen < sizeof(g->seen) / sizeof(g->seen[0]))
-		g->seen[g->nseen++] = (struct gpu_seen){pid, in, true};
+		g->seen[g->nseen++] = (struct gpu_seen){pid, in, true, hidden};
 	return in;
+}
+
+bool gpu_pidns_nested(void)
+{
+	/* the host's pid namespace has a fixed inode (the kernel's
+	 * PROC_PID_INIT_INO); NSpid in /proc/self/status cannot tell, as a
+	 * nested namespace's own /proc shows only its own pids there */
+	struct stat st;
+	return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino != 0xEFFFFFFCu;
 }
 
 /* Forgets the pids the last reading of every GPU did not list. */
@@ -140,6 +154,13 @@ static nvmlReturn_t read_processes(struct gpu *g, struct gpu_dev *d, bool *mem_k
 	}
 	uint64_t mem = 0, count = 0;
 	*mem_known = true;
+	if (d->tree_pids_cap < n) {
+		pid_t *p = realloc(d->tree_pids, n * sizeof(*p));
+		if (!p)
+			return NVML_ERROR_UNKNOWN;
+		d->tree_pids = p;
+		d->tree_pids_cap = n;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		bool again = false; /* the same process in both lists */
 		for (unsigned k = 0; k < i && !again; k++)
@@ -147,12 +168,13 @@ static nvmlReturn_t read_processes(struct gpu *g, struct gpu_dev *d, bool *mem_k
 		pid_t pid = (pid_t)g->procs[i].pid;
 		if (again || !in_tree(g, pid))
 			continue;
-		count++;
+		d->tree_pids[count++] = pid;
 		if (g->procs[i].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE)
 			*mem_known = false;
 		else
 			mem += g->procs[i].usedGpuMemory;
 	}
+	d->ntree_pids = (unsigned)count;
 	d->v[F_TREE_PROCS] = (int64_t)count;
 	d->v[F_TREE_MEM] = (int64_t)mem;
 	return NVML_SUCCESS;

@@ -37,7 +37,7 @@ enum reading { R_PCIE, R_ENERGY, R_UTIL, R_MEMORY, R_PROCESSES, R_POWER, R_CLOCK
 enum field { F_PCIE_TX, F_PCIE_RX, F_ENERGY, F_GPU_UTIL, F_MEM_UTIL, F_MEM_USED, F_TREE_MEM,
 	     F_TREE_PROCS, F_POWER, F_SM_CLOCK, F_TEMP, NFIELDS };
 /* How the totals combine a field over the GPUs. */
-enum combine { SUM, MEAN, MAX };
+enum combine { SUM, MEAN, MAX, DISTINCT /* the tree's processes: each once, on however many GPUs */ };
 struct gpu_field {
 	const char *name;
 	enum reading from;
@@ -79,6 +79,10 @@ struct gpu_dev {
 	bool throttle_known;
 	unsigned long long throttle;
 	nvmlReturn_t failed[NREADINGS]; /* this reading's failures */
+	/* the tree's pids on the GPU at the reading: tree_processes' total
+	 * counts a process on several GPUs once */
+	pid_t *tree_pids;
+	unsigned ntree_pids, tree_pids_cap;
 
 	/* under the reader's mutex: the counters' change no row holds yet,
 	 * and whether the GPU is lost */
@@ -104,13 +108,19 @@ struct gpu {
 	struct gpu_dev dev[GPU_MAX_DEVICES];
 	nvmlProcessInfo_t *procs; /* the process lists' buffer */
 	unsigned procs_cap;
+	pid_t *union_pids; /* the rows': every GPU's tree pids, to count once */
+	size_t union_cap;
 	/* the pids the last reading listed, and whether each is the tree's */
 	struct gpu_seen {
 		pid_t pid;
 		bool in, listed;
+		bool hidden; /* /proc did not show it when it was first listed */
 	} seen[256];
 	size_t nseen;
-	pid_t unmatched; /* a pid NVML listed that this pid namespace does not show */
+	/* iopsample's /proc is a pid namespace below the host's, where NVML's
+	 * pids are (/proc/self/status's NSpid has more than one) */
+	bool nested_pidns;
+	pid_t unmatched; /* a pid NVML listed twice that this pid namespace does not show */
 	int64_t interval_ns, start_ns;
 
 	/* the reader (gpu_reader.c) */
@@ -141,6 +151,8 @@ json_t *gpu_open_device(struct gpu *g, struct gpu_dev *d, nvmlDevice_t h);
 void gpu_read_device(struct gpu *g, struct gpu_dev *d, int64_t now);
 /* The same for every GPU. */
 void gpu_read_all(struct gpu *g, int64_t now);
+/* Whether this process's pid namespace is below another (gpu_source.h: nested_pidns). */
+bool gpu_pidns_nested(void);
 /* The energy of d into its acc_energy, when ENERGY_EVERY_NS has passed
  * since the last reading, or any_time. */
 void gpu_read_energy(struct gpu *g, struct gpu_dev *d, int64_t now, bool any_time);
