@@ -533,21 +533,17 @@ static int gpu_open(const struct source_config *sc, const struct target_info *t,
 	return 0;
 }
 
-/* The counters' baselines again, with every source's; then the reader
- * takes over. */
+/* The counters' baselines again, asked for with every source's: the
+ * reader takes them first (an energy reading is milliseconds a GPU, and
+ * the driver may hold any call), so that no source's start, and no row,
+ * waits on NVML. */
 static void gpu_begin(void *state)
 {
 	struct gpu *g = state;
-	int64_t now = clock_mono_ns();
-	g->start_ns = now;
-	gpu_read_all(g, now);
-	for (size_t i = 0; i < g->n; i++) {
-		struct gpu_dev *d = &g->dev[i];
-		gpu_read_energy(g, d, now, true);
-		d->acc_pcie[0] = d->acc_pcie[1] = d->acc_energy = 0;
-		d->acc_ambiguous = false;
-	}
+	g->start_ns = clock_mono_ns();
 	gpu_reader_start(g);
+	if (!g->running) /* no thread: the sampler takes them */
+		gpu_read_baseline(g);
 }
 
 static int gpu_sample(void *state, struct errbuf *why)

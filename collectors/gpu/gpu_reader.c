@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The thread that takes the gpu source's readings (gpu_source.h says why).
  *
- * The sampler asks (want++) at each tick; the reader takes every GPU's
+ * It first takes the counters' baselines (gpu_begin). Then the sampler
+ * asks (want++) at each tick; the reader takes every GPU's
  * readings, says it is done, then reads the energy where it is due: an
  * energy reading, milliseconds long, never holds a row. The last reading
  * takes the energy before it says it is done, so the last row holds all of
@@ -19,9 +20,25 @@ static struct timespec at(int64_t mono_ns)
 	return (struct timespec){.tv_sec = mono_ns / NS_PER_S, .tv_nsec = mono_ns % NS_PER_S};
 }
 
+void gpu_read_baseline(struct gpu *g)
+{
+	int64_t now = clock_mono_ns();
+	gpu_read_all(g, now);
+	for (size_t i = 0; i < g->n; i++)
+		gpu_read_energy(g, &g->dev[i], now, true);
+	gpu_lock(g);
+	for (size_t i = 0; i < g->n; i++) {
+		struct gpu_dev *d = &g->dev[i];
+		d->acc_pcie[0] = d->acc_pcie[1] = d->acc_energy = 0;
+		d->acc_ambiguous = false;
+	}
+	gpu_unlock(g);
+}
+
 static void *reader(void *arg)
 {
 	struct gpu *g = arg;
+	gpu_read_baseline(g); /* before any row's reading */
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
 		while (!g->stop && g->done == g->want)
@@ -64,7 +81,10 @@ void gpu_reader_start(struct gpu *g)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	g->running = pthread_create(&g->thread, NULL, reader, g) == 0;
+	/* set before the thread runs: its first job locks (gpu_lock) */
+	g->running = true;
+	if (pthread_create(&g->thread, NULL, reader, g) != 0)
+		g->running = false;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!g->running) {
 		pthread_cond_destroy(&g->cv);

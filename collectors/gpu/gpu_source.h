@@ -162,6 +162,9 @@ void gpu_reader_start(struct gpu *g);
 /* Asks for a reading and waits for it until deadline (CLOCK_MONOTONIC
  * ns); true when it came. Without the thread, reads here. */
 bool gpu_reader_read(struct gpu *g, int64_t deadline);
+/* The counters' baselines: every reading, energy included, each counter's
+ * change since open dropped. The reader's first job. */
+void gpu_read_baseline(struct gpu *g);
 void gpu_reader_stop(struct gpu *g);
 
 #endif

@@ -95,6 +95,13 @@ expect(sum(r["energy_mj"] for r in rows) == energy[-1][1] - energy[1][1],
        "energy rows add up to %d, the readings to %d" % (sum(r["energy_mj"] for r in rows), energy[-1][1] - energy[1][1]))
 times = [t for t, _ in energy[2:-1]]  # the thread's own readings
 expect(all(b - a >= 100e6 for a, b in zip(times, times[1:])), "energy read less than 100 ms apart: %s" % times)
+# begin's baselines (each reading's second call; open's is the first) come
+# from the reader thread, as every row's do: never from the sampler's own
+for reading in ("pcie_tx", "energy", "gpu_util", "power"):
+    calls = [l for l in log if l[0] == sampler and l[2] == "0" and l[3] == reading]
+    expect(calls[0][5] == sampler, "open's %s from thread %s" % (reading, calls[0][5]))
+    expect(all(l[5] != sampler for l in calls[1:]), "%s read on the sampler's thread after open: %s" % (
+        reading, [l[1] for l in calls[1:] if l[5] == sampler]))
 # gauges: the tick's own reading (GPU 0's third utilization call is row 0's)
 util = [v for _, v in logged(0, "gpu_util")]
 expect([r["by_device"]["0"]["gpu_util_pct"] for r in rows] == util[2:], "gpu_util_pct against the log")
