@@ -310,7 +310,7 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 # reads; a plain python3 folder there is read by none). PYTHONDIR overrides.
 PYTHON_VERSION = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
-PYTHON_MODULES := __init__ binary display episode errors frames magic runner
+PYTHON_MODULES := __init__ _version binary display episode errors frames magic runner
 SCHEMA_NAMES := envelope manifest compare verdict proc_io syscall_io perf_event block_io diskstats \
 	taskstats cgroup gpu
 

@@ -16,17 +16,18 @@ The package drives the iopsample binary ($IOPSAMPLE, else PATH, else the
 build beside this source tree) and re-computes nothing it computes."""
 from .binary import find as find_binary
 from .episode import Episode, load_many
-from .errors import (BinaryNotFoundError, ConfigError, CorruptEpisodeError, EpisodeError, EpisodeNotFoundError,
+from .errors import (BinaryNotFoundError, BinaryVersionError, ConfigError, ConfigNotFoundError, CorruptEpisodeError, EpisodeError, EpisodeNotFoundError,
                      IopsampleError, ManifestError, SourceUnavailableError, TruncatedFileError,
                      UnknownColumnError, UnknownSourceError)
 from .runner import profile, run
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["Episode", "load_many", "run", "profile", "find_binary", "IopsampleError", "BinaryNotFoundError",
+           "BinaryVersionError",
            "EpisodeNotFoundError", "ManifestError", "UnknownSourceError", "UnknownColumnError",
            "SourceUnavailableError",
-           "TruncatedFileError", "CorruptEpisodeError", "EpisodeError", "ConfigError"]
+           "TruncatedFileError", "CorruptEpisodeError", "EpisodeError", "ConfigError", "ConfigNotFoundError"]
 
 
 def load_ipython_extension(ipython):

@@ -6,7 +6,9 @@ import os
 import shutil
 import subprocess
 
-from .errors import BinaryNotFoundError, CorruptEpisodeError, EpisodeError, EpisodeNotFoundError
+from ._version import __version__
+from .errors import (BinaryNotFoundError, BinaryVersionError, CorruptEpisodeError, EpisodeError,
+                     EpisodeNotFoundError)
 
 # sysexits.h, as iopsample's reading commands use them
 EX_DATAERR = 65
@@ -28,9 +30,47 @@ def _runnable(path):
     return bool(path) and os.access(path, os.X_OK) and not os.path.isdir(path)
 
 
+# the binaries whose release was checked: (path, mtime) -> its version
+_checked = {}
+
+
+def release_of(path):
+    """The release of the binary at path, from `iopsample --version`
+    ("iopsample 0.1.0" or, from a checkout, "iopsample 0.1.0-gHASH[-dirty]"),
+    or what it said instead."""
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "of no known release (--version: %s)" % e
+    words = proc.stdout.split()
+    if proc.returncode != 0 or len(words) != 2 or words[0] != "iopsample":
+        said = (proc.stdout + proc.stderr).strip().splitlines()
+        return "of no known release (--version: %s)" % (said[0] if said else "exit %d" % proc.returncode)
+    return words[1].split("-")[0]
+
+
+def _checked_release(path):
+    """path, once its binary is known to be the package's release."""
+    try:
+        key = (path, os.stat(path).st_mtime_ns)
+    except OSError:
+        key = (path, None)
+    found = _checked.get(key) or release_of(path)
+    if found != __version__:
+        raise BinaryVersionError(path, found, __version__)
+    _checked[key] = found
+    return path
+
+
 def find():
     """The path of the binary: $IOPSAMPLE, else iopsample on PATH, else the
-    build beside the source tree. BinaryNotFoundError says where it looked."""
+    build beside the source tree, checked once to be the package's release
+    (BinaryVersionError names both). BinaryNotFoundError says where it
+    looked. Every command the package runs goes through here."""
+    return _checked_release(_lookup())
+
+
+def _lookup():
     env = os.environ.get("IOPSAMPLE")
     if env is not None:
         if _runnable(env):

@@ -17,6 +17,15 @@ class BinaryNotFoundError(IopsampleError, FileNotFoundError):
                          ".deb), or set $IOPSAMPLE to its path" % "; ".join(self.looked))
 
 
+class BinaryVersionError(IopsampleError):
+    """An iopsample binary of another release than the package's."""
+
+    def __init__(self, path, found, wanted):
+        self.path, self.found, self.wanted = path, found, wanted
+        super().__init__("%s is iopsample %s, but this package is %s: install the same release of both, or set "
+                         "$IOPSAMPLE to a binary of %s" % (path, found, wanted, wanted))
+
+
 class EpisodeNotFoundError(IopsampleError, FileNotFoundError):
     """A path that is not an episode directory."""
 
@@ -93,3 +102,14 @@ class ConfigError(EpisodeError, ValueError):
         parts = message.split(":", 3)
         if len(parts) == 4 and parts[1].isdigit() and parts[2].isdigit():
             self.file, self.line, self.column = parts[0], int(parts[1]), int(parts[2])
+
+
+class ConfigNotFoundError(ConfigError, FileNotFoundError):
+    """A config named by a path that is no file."""
+
+    def __init__(self, path, hint=""):
+        super().__init__(78, "%s: no such config file%s" % (path, hint))
+        self.filename = path
+
+    def __str__(self):  # OSError's would be "[Errno None] ..."
+        return self.message

@@ -7,7 +7,14 @@ on standard input (`run -`), READY=1 on a NOTIFY_SOCKET datagram socket
 once every source samples (sd_notify(3)), and the stop request, SIGUSR1,
 which ends the episode as its duration would (status complete). Nothing
 of it is I/O the episode would count: the block's process only polls the
-socket, never reads it, and a signal is no read or write."""
+socket, never reads it, and a signal is no read or write.
+
+Ctrl-C: iopsample runs in a session of its own, so a terminal's SIGINT
+reaches this process alone (a Jupyter kernel's interrupt does too). The
+KeyboardInterrupt is passed on to iopsample as the SIGINT the command line
+would have had (a second one as a second, which ends the grace), iopsample
+is waited for as it ends the episode `interrupted` with its final rows,
+and then the KeyboardInterrupt is raised. iopsample is never killed."""
 import contextlib
 import ctypes
 import json
@@ -21,7 +28,7 @@ import time
 
 from . import binary
 from .episode import Episode
-from .errors import ConfigError, EpisodeError
+from .errors import ConfigError, ConfigNotFoundError, EpisodeError
 
 DEFAULT_SOURCES = ("proc_io", "syscall_io")
 # how long profile() waits for the sources to start (an eBPF load can take a
@@ -31,19 +38,49 @@ START_TIMEOUT_S = 60
 PR_SET_PTRACER = 0x59616D61  # linux/prctl.h: "Yama"
 
 
+def _json_value(value):
+    """A config value JSON has no type for: a path is its string."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise ConfigError(binary.EX_CONFIG, "config: %r (a %s) is no YAML value: give strings, numbers, lists "
+                      "and dicts" % (value, type(value).__name__))
+
+
 def _config_text(config):
     """(argument for iopsample, text for its stdin or None)."""
     if isinstance(config, dict):
-        return "-", json.dumps(config)  # JSON is YAML 1.2
+        return "-", json.dumps(config, default=_json_value)  # JSON is YAML 1.2
     if isinstance(config, os.PathLike):
-        return os.fspath(config), None
+        config = os.fspath(config)
+        if not os.path.exists(config):
+            raise ConfigNotFoundError(config)
+        return config, None
     if isinstance(config, str):
         if os.path.exists(config):
             return config, None
         if "\n" in config or ":" in config:
             return "-", config
-        raise FileNotFoundError("config %r: no such file (give a path, YAML text or a dict)" % config)
-    raise TypeError("config: a path, YAML text or a dict, not %s" % type(config).__name__)
+        raise ConfigNotFoundError(config, " (give a path, YAML text or a dict)")
+    raise ConfigError(binary.EX_CONFIG, "config: a path, YAML text or a dict, not %s" % type(config).__name__)
+
+
+def _wait_passing_interrupts(proc):
+    """proc's exit status, each KeyboardInterrupt meanwhile passed on to it
+    as SIGINT; and whether there was one."""
+    interrupted = False
+    while True:
+        try:
+            return proc.wait(), interrupted
+        except KeyboardInterrupt:
+            interrupted = True
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+
+
+def _interrupted(path):
+    """The KeyboardInterrupt raised once iopsample ended an interrupted
+    episode."""
+    return KeyboardInterrupt("iopsample ended the episode interrupted; it is in %s" % path)
 
 
 def _yaml_scalar(value):
@@ -99,14 +136,22 @@ def run(config, *, name=None, output_dir=None, **overrides):
     extra = _episode_args(name, output_dir, overrides)
     path = _resolve(arg, text, extra)
     existed = os.path.exists(path)  # then run refuses it (73): it is not this run's
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.run([binary.find(), "run", arg, "--quiet"] + extra, input=text.encode() if text else None,
-                              stdin=None if text else subprocess.DEVNULL, stderr=err)
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as config_in:
+        if text:
+            config_in.write(text.encode())
+            config_in.seek(0)
+        # its own session: Ctrl-C reaches it from here, once (module doc)
+        proc = subprocess.Popen([binary.find(), "run", arg, "--quiet"] + extra,
+                                stdin=config_in if text else subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)
+        status, interrupted = _wait_passing_interrupts(proc)
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
     episode = _made(path) if not existed else None
-    if proc.returncode != 0:
-        _raise_for(proc.returncode, stderr, episode)
+    if interrupted:
+        raise _interrupted(path)
+    if status != 0:
+        _raise_for(status, stderr, episode)
     return episode
 
 
@@ -150,8 +195,9 @@ def _allow_tracer(tracer_pid):
     """Yama's ptrace_scope 1 lets a process be traced only by its
     ancestors, or by the one it names (PR_SET_PTRACER) and that one's
     descendants: iopsample, this process's child, traces it from a sampler
-    process of its own. Root needs no leave. Returns whether it was given."""
-    if os.geteuid() == 0 or _yama_scope() != 1:
+    process of its own. Whatever the euid: root in a container has no
+    CAP_SYS_PTRACE, and Yama asks it too. Returns whether it was given."""
+    if _yama_scope() != 1:
         return False
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_PTRACER, ctypes.c_ulong(tracer_pid), 0, 0, 0) != 0:
@@ -210,22 +256,26 @@ class _Attached:
                 if fd == self.pidfd:
                     return False
 
-    def stop(self):
-        """The stop request; iopsample's exit status."""
+    def stop(self, sig=signal.SIGUSR1):
+        """The stop request (SIGUSR1), or SIGINT; iopsample's exit status
+        once it ended the episode, and whether a KeyboardInterrupt came
+        meanwhile (passed on as SIGINT)."""
         if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGUSR1)
-        return self.proc.wait()
+            self.proc.send_signal(sig)
+        return _wait_passing_interrupts(self.proc)
 
     def stderr(self):
         self.err.seek(0)
         return self.err.read().decode("utf-8", "replace")
 
     def abort(self):
-        if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-        self.close()
+        """Ends iopsample before the block: SIGINT, as Ctrl-C would, and
+        waits for it (the episode ends interrupted, not left running)."""
+        try:
+            if self.proc is not None:
+                self.stop(signal.SIGINT)
+        finally:
+            self.close()
 
     def close(self):
         if self.tracer_allowed:
@@ -235,6 +285,8 @@ class _Attached:
             os.close(self.pidfd)
             self.pidfd = -1
         self.notify.close()
+        if self.proc is not None and self.proc.stdin is not None:
+            self.proc.stdin.close()
         self.err.close()
 
 
@@ -278,13 +330,21 @@ def profile(sources=DEFAULT_SOURCES, interval="10ms", pid=None, name=None, outpu
     # process is what the episode counts. The manifest is read after.
     episode = Episode._unread(path)
     try:
-        yield episode
-    except BaseException:
-        attached.stop()
+        try:
+            yield episode
+        except KeyboardInterrupt:
+            # as the command line's Ctrl-C: the episode ends interrupted
+            attached.stop(signal.SIGINT)
+            raise
+        except BaseException:
+            attached.stop()
+            raise  # the block's own exception; the episode ended all the same
+        status, interrupted = attached.stop()
+        if interrupted:
+            raise _interrupted(path)
+        if status != 0:
+            _raise_for(status, attached.stderr(), episode)
+    finally:
+        if attached.proc.poll() is None:  # an exception while it was being stopped
+            attached.stop(signal.SIGINT)
         attached.close()
-        raise  # the block's own exception; the episode ended all the same
-    status = attached.stop()
-    stderr = attached.stderr()
-    attached.close()
-    if status != 0:
-        _raise_for(status, stderr, episode)

@@ -79,8 +79,9 @@ def test_a_refused_config_names_its_line_and_column(binary, tmp_path):
     with pytest.raises(iopsample.ConfigError) as e:
         iopsample.run("episode: {name: bad}\ntarget: {command: [true]}\nsources: {proc_io: {intervl: 1s}}\n")
     assert (e.value.file, e.value.line) == ("<stdin>", 3) and "intervl" in e.value.message
-    with pytest.raises(FileNotFoundError, match="no such file"):
+    with pytest.raises(iopsample.ConfigNotFoundError, match="missing.yaml: no such config file") as e:
         iopsample.run("missing.yaml")
+    assert isinstance(e.value, FileNotFoundError) and e.value.status == 78
 
 
 def test_no_binary_says_where_it_looked(monkeypatch, tmp_path):
@@ -94,3 +95,97 @@ def test_no_binary_says_where_it_looked(monkeypatch, tmp_path):
     with pytest.raises(iopsample.BinaryNotFoundError) as e:
         iopsample.find_binary()
     assert e.value.looked == ["$IOPSAMPLE (unset)", "PATH (%s)" % tmp_path, str(tmp_path / "build" / "iopsample")]
+
+
+# A harness under Ctrl-C: this script runs an episode and says what it
+# caught; the test sends SIGINT to the script's process alone, as a Jupyter
+# kernel's interrupt does (a terminal's reaches only it too: iopsample has a
+# session of its own).
+CTRL_C = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import iopsample
+out, how = sys.argv[2], sys.argv[3]
+config = {"episode": {"name": "ctrl-c", "output_dir": out}, "target": {"command": ["sleep", "30"]},
+          "sources": {"proc_io": {"interval": "10ms"}}}
+fds = len(os.listdir("/proc/self/fd"))
+try:
+    if how == "run":
+        iopsample.run(config)
+    else:
+        with iopsample.profile(sources=["proc_io"], output_dir=out, name="ctrl-c"):
+            open(os.path.join(out, "in-block"), "w").close()
+            import time
+            time.sleep(30)
+except KeyboardInterrupt as e:
+    print("KeyboardInterrupt:", e)
+    print("fds", fds, len(os.listdir("/proc/self/fd")))
+    sys.exit(3)
+"""
+
+
+def interrupted_episode(tmp_path, how, ready):
+    import signal
+    import subprocess
+    import sys
+    import time
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = subprocess.Popen([sys.executable, "-c", CTRL_C, top, str(tmp_path), how], stdout=subprocess.PIPE,
+                         text=True)
+    deadline = time.monotonic() + 30
+    while not ready() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    time.sleep(0.1)  # a few rows
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    return p.returncode, out, iopsample.Episode(str(tmp_path / "ctrl-c"))
+
+
+def test_ctrl_c_in_run_ends_the_episode_interrupted_then_raises(binary, tmp_path):
+    rows = tmp_path / "ctrl-c" / "proc_io.jsonl"
+    rc, out, ep = interrupted_episode(tmp_path, "run", lambda: rows.exists() and rows.stat().st_size > 0)
+    assert rc == 3 and "KeyboardInterrupt: iopsample ended the episode interrupted" in out, out
+    assert ep.status == "interrupted" and ep.manifest["target"]["stop_reason"] == "interrupted"
+    assert ep.rows("proc_io")[-1]["final"]
+    fds = out.split("fds ")[1].split()
+    assert fds[0] == fds[1], "descriptors before and after: %s" % fds
+
+
+def test_ctrl_c_in_profile_ends_the_episode_interrupted_and_leaks_nothing(binary, tmp_path):
+    rc, out, ep = interrupted_episode(tmp_path, "profile", lambda: (tmp_path / "in-block").exists())
+    assert rc == 3 and "KeyboardInterrupt" in out, out
+    assert ep.status == "interrupted" and ep.rows("proc_io")[-1]["final"]
+    fds = out.split("fds ")[1].split()
+    assert fds[0] == fds[1], "descriptors before and after: %s" % fds
+
+
+def test_a_path_in_a_dict_config_and_a_missing_file(binary, workloads, tmp_path):
+    import pathlib
+    config = iowork_config(workloads, "pathlib", tmp_path)
+    config["episode"]["output_dir"] = pathlib.Path(tmp_path)
+    config["target"]["command"][0] = pathlib.Path(config["target"]["command"][0])
+    ep = iopsample.run(config)
+    assert ep.status == "complete"
+    with pytest.raises(iopsample.ConfigError) as e:
+        iopsample.run(tmp_path / "no-such.yaml")
+    assert "no-such.yaml: no such config file" in str(e.value)
+    with pytest.raises(iopsample.ConfigError) as e:
+        iopsample.run({"episode": {"name": "x", "output_dir": str(tmp_path)}, "target": {"command": [object()]}})
+    assert "is no YAML value" in str(e.value)
+
+
+def test_a_binary_of_another_release_is_refused_naming_both(monkeypatch, tmp_path):
+    older = tmp_path / "older"
+    older.write_text("#!/bin/sh\necho 'iopsample 0.0.9-g1234567'\n")
+    older.chmod(0o755)
+    monkeypatch.setenv("IOPSAMPLE", str(older))
+    with pytest.raises(iopsample.BinaryVersionError) as e:
+        iopsample.run({"episode": {"name": "x", "output_dir": str(tmp_path)}, "target": {"command": ["true"]}})
+    assert "is iopsample 0.0.9, but this package is %s" % iopsample.__version__ in str(e.value)
+    # one that knows no --version: said, not a 60 s wait or ConfigError("-")
+    mute = tmp_path / "mute"
+    mute.write_text("#!/bin/sh\necho \"iopsample: unknown option $1\" >&2\nexit 64\n")
+    mute.chmod(0o755)
+    monkeypatch.setenv("IOPSAMPLE", str(mute))
+    with pytest.raises(iopsample.BinaryVersionError, match="of no known release .--version: iopsample: unknown"):
+        iopsample.run({"episode": {"name": "y", "output_dir": str(tmp_path)}, "target": {"command": ["true"]}})
