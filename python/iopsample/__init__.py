@@ -35,3 +35,11 @@ def load_ipython_extension(ipython):
     from .magic import IopsMagics
 
     ipython.register_magics(IopsMagics)
+
+
+def unload_ipython_extension(ipython):
+    """%unload_ext iopsample: %iops and %%iops are gone again."""
+    manager = ipython.magics_manager
+    for kind in ("line", "cell"):
+        manager.magics[kind].pop("iops", None)
+    manager.registry.pop("IopsMagics", None)

@@ -49,6 +49,11 @@ def iops_table(manifest, totals, elapsed_s, everything=False):
     else:
         return {"rows": [("Execution Time", "%.4f seconds" % elapsed_s)],
                 "note": "No I/O figures: neither syscall_io nor proc_io ran."}
+    if manifest["sources"].get("syscall_io", {}).get("backend") == "ptrace":
+        note += (" syscall_io traced the code with ptrace (%s): each counted call "
+                 "stopped it twice, so it ran slower than it does alone, and the Execution Time and rates "
+                 "are its time under the tracer." % (manifest["sources"]["syscall_io"].get("backend_reason")
+                                                     or "no reason given"))
     ops, nbytes = r_ops + w_ops, r_b + w_b
     rate = (lambda x: x / elapsed_s) if elapsed_s > 0 else (lambda x: 0.0)
     rows = [("Execution Time", "%.4f seconds" % elapsed_s),

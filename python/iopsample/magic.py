@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""%iops and %%iops: the code of a line or a cell, run with iopsample
+"""%iops and %%iops: the code of a line or a cell, run as IPython runs a
+cell (its last value shown, top-level await, its own magics) with iopsample
 attached to this kernel's process, then iops-profiler's table, what each
-source saw and, with --histogram, its two charts. The value is the Episode.
+source saw and, with --histogram, its two charts. With -o the magic's value
+is the Episode, as %timeit -o gives its result.
 
     %load_ext iopsample
     %iops open("f", "wb").write(b"x" * 4096)
-    %%iops --sources proc_io,syscall_io --interval 10ms --histogram --save runs
+    %%iops --sources proc_io,syscall_io --interval 10ms --histogram --save runs -o
 """
+import asyncio
 import atexit
 import io
+import threading
 import os
 import shutil
 import tempfile
@@ -28,14 +32,14 @@ MAGIC_SOURCES = runner.DEFAULT_SOURCES + ("taskstats",)
 
 # the options that take a value, for telling a line magic's options from its statement
 _VALUED = ("--sources", "--interval", "--save")
-_FLAGS = ("--histogram", "--all")
+_FLAGS = ("--histogram", "--all", "-o")
 
 
 def split_line(line):
     """(options, statement) of a line magic: its leading options, then the
     statement as written."""
     rest, taken = line.strip(), []
-    while rest.startswith("--"):
+    while rest.startswith("--") or rest.split(None, 1)[0:1] == ["-o"]:
         word = rest.split(None, 1)[0]
         name = word.split("=", 1)[0]
         if name in _FLAGS or (name in _VALUED and "=" in word):
@@ -80,13 +84,17 @@ class IopsMagics(Magics):
               help="keep the episode in DIR (default: a scratch folder removed when the kernel exits)")
     @argument("--all", dest="everything", action="store_true",
               help="count every descriptor (the kernel's sockets and pipes too), not only files")
+    @argument("-o", dest="output", action="store_true",
+              help="make the Episode the magic's value (as %%timeit -o), the cell's own value shown")
     @line_cell_magic
     def iops(self, line, cell=None):
-        """Runs the statement (%iops) or the cell (%%iops) with iopsample
-        attached to this process and shows the cell's verdict (where its
-        time went), iops-profiler's table (files only, unless --all), what
-        each source saw, and with --histogram the two charts. Returns the
-        Episode."""
+        """Runs the statement (%iops) or the cell (%%iops) as IPython runs a
+        cell, with iopsample attached to this process, and shows the cell's
+        verdict (where its time went), iops-profiler's table (files only,
+        unless --all), what each source saw, and with --histogram the two
+        charts. The cell's own value is shown as a cell's is; with -o the
+        magic returns the Episode. Ctrl-C ends the episode interrupted and
+        is raised once iopsample wrote its final rows."""
         if cell is None:
             options, code = split_line(line)
             if not code:
@@ -94,7 +102,6 @@ class IopsMagics(Magics):
         else:
             options, code = line, cell
         args = parse_argstring(self.iops, options)
-        code = self.shell.transform_cell(code)
         output_dir = self._output_dir(args.save)
 
         # The history thread writes the cell's input to its database as the
@@ -106,11 +113,43 @@ class IopsMagics(Magics):
                             name=runner.unique_name(output_dir, "iops"), required=False) as ep:
             start = time.perf_counter()
             try:
-                self.shell.ex(code)
+                # a cell's run: its value through the display hook, its
+                # exceptions shown as a cell's are (not raised here)
+                result = self._run_cell(code)
             finally:
                 elapsed = time.perf_counter() - start
+            if isinstance(result.error_in_exec, KeyboardInterrupt):
+                raise KeyboardInterrupt()  # profile() ends the episode interrupted
         self._show(ep, elapsed, args)
-        return ep
+        return ep if args.output else None
+
+    def _run_cell(self, code):
+        """The cell run as IPython runs one. Where a loop already runs this
+        thread (a Jupyter kernel's, which is running this very cell), a cell
+        with top-level await cannot enter it again: its coroutine runs on a
+        loop of its own in a thread this one waits for (objects bound to the
+        kernel's loop cannot be awaited there)."""
+        shell = self.shell
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return shell.run_cell(code, store_history=False)
+        try:
+            needs_loop = shell.should_run_async(code, transformed_cell=shell.transform_cell(code),
+                                                preprocessing_exc_tuple=None)
+        except Exception:  # a cell that does not even transform: run_cell says why
+            needs_loop = False
+        if not needs_loop:
+            return shell.run_cell(code, store_history=False)
+        done = {}
+
+        def body():
+            done["result"] = asyncio.run(shell.run_cell_async(code, store_history=False))
+
+        worker = threading.Thread(target=body, name="iops-cell")
+        worker.start()
+        worker.join()
+        return done["result"]
 
     @staticmethod
     def _verdict(ep):

@@ -40,7 +40,7 @@ def test_split_line_keeps_the_statement_as_written():
 def test_cell_magic_table_is_what_the_cell_wrote(ip, tmp_path):
     ip.user_ns["path"] = str(tmp_path / "cell.bin")
     with capture_output() as out:
-        ip.run_cell("%%iops --save " + str(tmp_path / "kept") + "\n"
+        ip.run_cell("%%iops -o --save " + str(tmp_path / "kept") + "\n"
                     "import os\n"
                     "fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)\n"
                     "wrote = [os.write(fd, b'c' * n) for n in (1000, 20000, 300000)]\n"
@@ -51,7 +51,7 @@ def test_cell_magic_table_is_what_the_cell_wrote(ip, tmp_path):
     assert t["Bytes Written"].endswith("(%s bytes)" % format(written, ","))
     assert t["Write Operations"] == "3" and t["Read Operations"] == "0"
     assert "Files only" in text and "syscall_io (oracle):" in text and "proc_io (deployable):" in text
-    ep = ip.user_ns["_"]  # the cell's value
+    ep = ip.user_ns["_"]  # the magic's value, with -o
     assert ep.status == "complete" and os.path.dirname(ep.path) == str(tmp_path / "kept")
     assert int(ep.frame("syscall_io")["by_kind.file.write_bytes"].sum()) == written
     # the cell's verdict: the label with the most time over the episode, and its evidence
@@ -82,3 +82,40 @@ def test_an_unknown_source_raises_iopsamples_message_and_runs_nothing(ip):
     with pytest.raises(iopsample.ConfigError, match="nonesuch"):
         ip.run_line_magic("iops", "--sources proc_io,nonesuch ran = 1")
     assert "ran" not in ip.user_ns
+
+
+def test_the_cell_runs_as_ipython_runs_it_its_value_shown(ip, tmp_path):
+    """Its last value is shown as a cell's (Out), and is _; top-level await
+    runs; without -o the magic adds no value of its own."""
+    with capture_output() as out:
+        ip.run_cell("%%iops --sources proc_io --save " + str(tmp_path) + "\n"
+                    "import asyncio\n"
+                    "await asyncio.sleep(0)\n"
+                    "6 * 7\n")
+    assert ip.user_ns["_"] == 42, shown(out)
+    assert "42" in shown(out) and "Episode(" not in shown(out)
+    assert "IOPS Profile" in shown(out)
+    with capture_output() as out:
+        ip.run_line_magic("iops", "-o --sources proc_io x = 5")
+    assert ip.user_ns["x"] == 5
+
+
+def test_ctrl_c_in_the_cell_ends_the_episode_interrupted(ip, tmp_path):
+    import iopsample
+    with capture_output():
+        ip.run_cell("%%iops --sources proc_io --save " + str(tmp_path) + "\n"
+                    "raise KeyboardInterrupt\n")
+    (name,) = os.listdir(tmp_path)
+    ep = iopsample.Episode(str(tmp_path / name))
+    assert ep.status == "interrupted" and ep.rows("proc_io")[-1]["final"]
+
+
+def test_unload_ext_removes_the_magics(ip):
+    from IPython.core.error import UsageError
+    ip.run_line_magic("unload_ext", "iopsample")
+    try:
+        with pytest.raises(UsageError):
+            ip.run_line_magic("iops", "x = 1")
+    finally:
+        ip.run_line_magic("load_ext", "iopsample")
+    assert "iops" in ip.magics_manager.magics["cell"]

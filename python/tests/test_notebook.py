@@ -84,3 +84,21 @@ def test_the_notebook_leaves_no_dataset_behind(executed, nb_dir):
     assert not [o for o in cleanup.outputs if o.get("output_type") == "error"]
     left = [p for p in os.listdir(nb_dir) if p.startswith("iopsample-quickstart-")]
     assert left == [], left
+
+
+def test_a_cell_with_top_level_await_runs_in_the_kernel(binary, nb_dir):
+    """The kernel's loop runs the cell that holds the magic: the cell's own
+    await still runs (on a loop of its own), and its value is the cell's."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import sys; sys.path.insert(0, %r)\n%%load_ext iopsample"
+                                          % os.path.join(TOP, "python")),
+                nbformat.v4.new_code_cell("%%iops --sources proc_io\nimport asyncio\n"
+                                          "await asyncio.sleep(0.01)\n6 * 7"),
+                nbformat.v4.new_code_cell("_")]
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": nb_dir}}).execute()
+    magic, after = nb.cells[1], nb.cells[2]
+    assert not [o for o in magic.outputs if o.get("output_type") == "error"], magic.outputs
+    values = [text_of(o) for o in magic.outputs if o.get("output_type") == "execute_result"]
+    assert values == ["42"], magic.outputs
+    assert any("IOPS Profile" in text_of(o) for o in magic.outputs)
+    assert [text_of(o) for o in after.outputs] == ["42"]
