@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* iopsample schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]:
+/* iopsample schema --columns SOURCE --dialect duckdb|spark|dask|pandas [EPISODE_DIR...]:
  * the types of a source's row fields, from its schema, as a SQL engine
  * reading the JSON Lines wants them, so that a field null in every row (a
  * hardware event on a VM) is still a number, and episodes from different
@@ -13,6 +13,12 @@
  *           string; a boolean bool, or boolean where null is allowed; an
  *           array or object (histograms, by_syscall, labels) object, the
  *           Python list or dict as read
+ *   pandas  the same dtypes, nested as the rows are: an object whose members
+ *           the schema lists is an object of their dtypes, one whose keys
+ *           the config or the host names (by_syscall, by_device) an object
+ *           whose "*" is every entry's; so each dotted column of a
+ *           flattened row (by_syscall.read.calls) has its dtype, null in
+ *           every row or not (the Python package's frames)
  *
  * integer is BIGINT, number DOUBLE, string VARCHAR/STRING, boolean BOOLEAN;
  * an array of T is T[] / ARRAY<T>; an object whose members the schema lists
@@ -38,10 +44,10 @@
 #include "log.h"
 #include "builtin_schemas.h"
 
-#define USAGE "usage: iopsample schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]"
+#define USAGE "usage: iopsample schema --columns SOURCE --dialect duckdb|spark|dask|pandas [EPISODE_DIR...]"
 
-enum dialect { DUCKDB, SPARK, DASK };
-static const char *const dialect_names[] = {"duckdb", "spark", "dask", NULL};
+enum dialect { DUCKDB, SPARK, DASK, PANDAS };
+static const char *const dialect_names[] = {"duckdb", "spark", "dask", "pandas", NULL};
 
 struct typer {
 	const struct jschema_set *set;
@@ -49,6 +55,7 @@ struct typer {
 	enum dialect d;
 	FILE *out;
 	const char *field; /* for a message: the field being typed */
+	const char *doc;   /* the document its schema is in: "envelope" or the source */
 };
 
 static int type_of(struct typer *t, const json_t *schema);
@@ -201,8 +208,8 @@ static bool nullable(const json_t *schema)
 	return false;
 }
 
-/* A column's pandas dtype (see the top of this file). */
-static int dask_dtype(struct typer *t, const json_t *schema)
+/* A column's pandas dtype (see the top of this file), or NULL with why. */
+static const char *pandas_dtype(const struct typer *t, const json_t *schema)
 {
 	const char *type = the_type(schema);
 	const char *dtype = !type                      ? NULL
@@ -212,13 +219,58 @@ static int dask_dtype(struct typer *t, const json_t *schema)
 			    : !strcmp(type, "boolean") ? nullable(schema) ? "boolean" : "bool"
 			    : !strcmp(type, "array") || !strcmp(type, "object") ? "object"
 								: NULL;
-	if (!dtype) {
+	if (!dtype)
 		log_error("schema/%s.schema.json: %s: not one JSON type, so no column type",
 			  t->source, t->field);
+	return dtype;
+}
+
+static int dask_dtype(struct typer *t, const json_t *schema)
+{
+	const char *dtype = pandas_dtype(t, schema);
+	if (!dtype)
 		return EX_SOFTWARE;
-	}
 	fprintf(t->out, "\"%s\"", dtype);
 	return 0;
+}
+
+/* The pandas dialect's value for schema (see the top of this file), in
+ * set's document doc: NULL when a leaf has no one type. */
+static json_t *pandas_tree(struct typer *t, const char *doc, const json_t *schema)
+{
+	const char *type = the_type(schema);
+	if (type && !strcmp(type, "object")) {
+		json_t *out = json_object();
+		const char *key;
+		const json_t *sub;
+		json_object_foreach((json_t *)json_object_get(schema, "properties"), key, sub) {
+			json_t *v = pandas_tree(t, doc, jschema_deref(t->set, doc, sub));
+			if (!v) {
+				json_decref(out);
+				return NULL;
+			}
+			json_object_set_new(out, key, v);
+		}
+		const json_t *each = json_object_get(schema, "additionalProperties");
+		if (!json_is_object(each)) /* the first pattern's: keys the config names */
+			json_object_foreach((json_t *)json_object_get(schema, "patternProperties"), key, sub) {
+				each = sub;
+				break;
+			}
+		if (json_is_object(each)) {
+			json_t *v = pandas_tree(t, doc, jschema_deref(t->set, doc, each));
+			if (!v) {
+				json_decref(out);
+				return NULL;
+			}
+			json_object_set_new(out, "*", v);
+		}
+		if (json_object_size(out))
+			return out;
+		json_decref(out);
+	}
+	const char *dtype = pandas_dtype(t, schema);
+	return dtype ? json_string(dtype) : NULL;
 }
 
 /* One top-level column: `'name': 'TYPE'`, `` `name` TYPE`` or `"name": "dtype"`. */
@@ -246,7 +298,7 @@ static int column(struct typer *t, const char *name, const json_t *schema, bool 
 		free(type);
 		return r;
 	}
-	if (t->d == DASK) {
+	if (t->d == DASK || t->d == PANDAS) {
 		json_t *key = json_string(name);
 		char *quoted = key ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
 		json_decref(key);
@@ -254,7 +306,16 @@ static int column(struct typer *t, const char *name, const json_t *schema, bool 
 			return EX_OSERR;
 		fprintf(t->out, "%s: ", quoted);
 		free(quoted);
-		return dask_dtype(t, schema);
+		if (t->d == DASK)
+			return dask_dtype(t, schema);
+		json_t *tree = pandas_tree(t, t->doc, schema);
+		char *text = tree ? json_dumps(tree, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+		json_decref(tree);
+		if (!text)
+			return EX_SOFTWARE;
+		fputs(text, t->out);
+		free(text);
+		return 0;
 	}
 	put_name(t, name);
 	fputc(' ', t->out);
@@ -315,6 +376,7 @@ static int print_columns(struct typer *t, json_t *named)
 	bool first = true;
 	int r = 0;
 	json_object_foreach((json_t *)envelope, key, sub) {
+		t->doc = "envelope";
 		if ((r = column(t, key, jschema_deref(t->set, "envelope", sub), first)))
 			return r;
 		first = false;
@@ -327,6 +389,7 @@ static int print_columns(struct typer *t, json_t *named)
 		keys[i++] = key;
 	qsort(keys, n, sizeof(*keys), by_name);
 	const json_t *root = jschema_root(t->set, t->source);
+	t->doc = t->source;
 	for (i = 0; i < n && !r; i++)
 		r = column(t, keys[i], jschema_sub(t->set, t->source, root, keys[i]), false);
 	free(keys);
@@ -363,7 +426,7 @@ int cmd_schema(int argc, char **argv)
 	while (dialect_names[d] && strcmp(dialect, dialect_names[d]))
 		d++;
 	if (!dialect_names[d]) {
-		log_error("schema: --dialect %s: not duckdb, spark or dask", dialect);
+		log_error("schema: --dialect %s: not duckdb, spark, dask or pandas", dialect);
 		return EX_USAGE;
 	}
 	if (!collector_find(source)) {
@@ -381,7 +444,7 @@ int cmd_schema(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0;
 	struct typer t = {set, source, (enum dialect)d,
-			  open_memstream(&text, &len), NULL};
+			  open_memstream(&text, &len), NULL, NULL};
 	json_t *named = json_object();
 	int code = named && t.out ? 0 : EX_OSERR;
 	for (int i = 1; i <= ndirs && !code; i++)

@@ -35,7 +35,7 @@ static const struct {
 	 "                   [--window DURATION] [--format text|json|csv] [--deployable-only] [-o FILE]"},
 	{"report", cmd_report, "report EPISODE_DIR... -o FILE.html   one offline HTML file of charts of the episodes"},
 	{"schema", cmd_schema,
-	 "schema --columns SOURCE --dialect duckdb|spark|dask [EPISODE_DIR...]\n"
+	 "schema --columns SOURCE --dialect duckdb|spark|dask|pandas [EPISODE_DIR...]\n"
 	 "                                                a source's column types for SQL engines (docs/at-scale.md)"},
 };
 

@@ -8,15 +8,16 @@
         ...                                         # this process, for the block
     ep.frame("syscall_io")                          # pandas, one row an interval
     ep.grid(interval="50ms"); ep.compare(); ep.report("r.html")
-    iopsample.load_many(paths)                      # stacked, with an `episode` column
+    iopsample.load_many(paths)                      # stacked, with an `episode` column (or key)
 
     %load_ext iopsample                             # then %iops / %%iops
 
 The package drives the iopsample binary ($IOPSAMPLE, else PATH, else the
 build beside this source tree) and re-computes nothing it computes."""
 from .binary import find as find_binary
-from .episode import Episode, load_many
-from .errors import (BinaryNotFoundError, BinaryVersionError, ConfigError, ConfigNotFoundError, CorruptEpisodeError, EpisodeError, EpisodeNotFoundError,
+from .episode import DamagedTailWarning, Episode, load_many
+from .errors import (BinaryNotFoundError, BinaryVersionError, ConfigError, ConfigNotFoundError,
+                     CorruptEpisodeError, EpisodeError, EpisodeIncompleteError, EpisodeNotFoundError,
                      IopsampleError, ManifestError, SourceUnavailableError, TruncatedFileError,
                      UnknownColumnError, UnknownSourceError)
 from .runner import profile, run
@@ -24,10 +25,9 @@ from .runner import profile, run
 from ._version import __version__
 
 __all__ = ["Episode", "load_many", "run", "profile", "find_binary", "IopsampleError", "BinaryNotFoundError",
-           "BinaryVersionError",
-           "EpisodeNotFoundError", "ManifestError", "UnknownSourceError", "UnknownColumnError",
-           "SourceUnavailableError",
-           "TruncatedFileError", "CorruptEpisodeError", "EpisodeError", "ConfigError", "ConfigNotFoundError"]
+           "BinaryVersionError", "EpisodeNotFoundError", "ManifestError", "UnknownSourceError",
+           "UnknownColumnError", "SourceUnavailableError", "TruncatedFileError", "CorruptEpisodeError",
+           "EpisodeError", "ConfigError", "ConfigNotFoundError", "EpisodeIncompleteError", "DamagedTailWarning"]
 
 
 def load_ipython_extension(ipython):

@@ -9,12 +9,19 @@ import os
 import subprocess
 
 from . import binary, frames
-from .errors import (EpisodeError, EpisodeNotFoundError, ManifestError, SourceUnavailableError,
-                     TruncatedFileError, UnknownColumnError, UnknownSourceError)
+import warnings
+
+from .errors import (EpisodeError, EpisodeIncompleteError, EpisodeNotFoundError, ManifestError,
+                     SourceUnavailableError, TruncatedFileError, UnknownColumnError, UnknownSourceError)
 
 # A source's file has been written up to where its writer stands, or
 # stopped: a cut there is where the episode is or ended, not damage.
 _STILL_OR_NEVER_ENDED = ("running", "failed", "killed")
+
+
+class DamagedTailWarning(UserWarning):
+    """rows() of an episode that did not end gave the rows up to a cut at
+    its end (where its writer stood, or stopped) and dropped what follows."""
 
 
 class Episode:
@@ -115,6 +122,9 @@ class Episode:
         cut = proc.returncode == binary.EX_DATAERR or (proc.returncode == 0 and said)
         if cut and self.status not in _STILL_OR_NEVER_ENDED:
             raise TruncatedFileError(path, rows, said)
+        if cut:
+            warnings.warn("%s: %d rows, then the rest dropped (the episode is %s): %s" % (
+                path, len(rows), self.status, said), DamagedTailWarning, stacklevel=3)
         if proc.returncode not in (0, binary.EX_DATAERR):
             raise EpisodeError(proc.returncode, said, what="iopsample cat")
         return rows
@@ -127,18 +137,22 @@ class Episode:
         return frames.frame(self._read(path), path, lambda: self._dtypes(source))
 
     def _dtypes(self, source):
-        """The pandas dtype of each field of source's rows, from its schema."""
-        return json.loads(binary.run(["schema", "--columns", source, "--dialect", "dask", self.path],
+        """The pandas dtypes of source's rows, nested as the rows are, from
+        its schema (frames.dtype_at)."""
+        return json.loads(binary.run(["schema", "--columns", source, "--dialect", "pandas", self.path],
                                      "schema"))
 
     # ---- what the binary's reading commands make of it -----------------------
 
-    def grid(self, interval=None, columns=None):
+    def grid(self, interval=None, columns=None, deployable_only=False, include_incomplete=False):
         """export's one table (`iopsample export --format csv`), as pandas
         reads it: one row per grid cell (interval: a duration such as
         "50ms"; default the coarsest source interval), columns
-        `<source>.<field>`; columns= keeps those named (and the cell's)."""
-        return _grid([self.path], interval, columns)
+        `<source>.<field>`; columns= keeps those named (and the cell's);
+        deployable_only keeps the deployable sources' (export's
+        --deployable-only). An episode that did not end raises
+        EpisodeIncompleteError, unless include_incomplete."""
+        return _grid([self], interval, columns, deployable_only, include_incomplete)
 
     def totals(self):
         """export --episodes: the episode's facts and each field's total
@@ -152,6 +166,8 @@ class Episode:
         pair of a deployable field and its oracle. pairs: a pairs file."""
         import pandas as pd
 
+        if self.status in _STILL_OR_NEVER_ENDED:
+            raise EpisodeIncompleteError(self.path, self.status, "compare()")
         args = ["compare", self.path, "--format", "json"]
         if interval:
             args += ["--grid", str(interval)]
@@ -201,12 +217,19 @@ class Episode:
         return os.fspath(path)
 
 
-def _grid(paths, interval, columns):
+def _grid(episodes, interval, columns, deployable_only=False, include_incomplete=False):
     import pandas as pd
 
-    args = ["export"] + list(paths) + ["--format", "csv", "-o", "-"]
+    for ep in episodes:
+        if not include_incomplete and ep.status in _STILL_OR_NEVER_ENDED:
+            raise EpisodeIncompleteError(ep.path, ep.status, "the grid")
+    args = ["export"] + [ep.path for ep in episodes] + ["--format", "csv", "-o", "-"]
     if interval:
         args += ["--grid", str(interval)]
+    if deployable_only:
+        args.append("--deployable-only")
+    if include_incomplete:
+        args.append("--include-incomplete")
     text = binary.run(args, "export")
     if not text:
         return pd.DataFrame()
@@ -227,17 +250,33 @@ def _grid(paths, interval, columns):
                        usecols=use)[use or header]
 
 
-def load_many(paths, source=None, interval=None, columns=None):
-    """Episodes stacked for a dataset, each row with its `episode`: without
-    source, export's grid of them all (one table, one grid); with source,
-    each episode's frame(source), one after the other (its rows carry the
-    episode's name)."""
-    paths = [os.fspath(p) for p in paths]
+def load_many(paths, source=None, interval=None, columns=None, deployable_only=False, include_incomplete=False):
+    """Episodes stacked for a dataset. Without source, export's grid of
+    them all (one table, one grid, each row with its `episode`);
+    deployable_only keeps the deployable sources' columns, as a harness
+    building a dataset of deployable features wants (export's
+    --deployable-only). With source, each episode's frame(source), keyed by
+    episode: the index is (episode, t_mono_ns), the episode's name, or its
+    path where two have one name; deployable_only then refuses an episode
+    whose source is an oracle there. An episode that did not end raises
+    EpisodeIncompleteError, unless include_incomplete."""
+    episodes = [Episode(p) for p in paths]  # a clear error for a path that is not an episode
     if source is None:
-        for p in paths:
-            Episode(p)  # a clear error for a path that is not an episode
-        return _grid(paths, interval, columns)
+        return _grid(episodes, interval, columns, deployable_only, include_incomplete)
     import pandas as pd
 
-    parts = [Episode(p).frame(source) for p in paths]
-    return pd.concat(parts) if parts else pd.DataFrame()
+    if not episodes:
+        return pd.DataFrame()
+    names = [ep.name for ep in episodes]
+    keys = names if len(set(names)) == len(names) else [ep.path for ep in episodes]
+    parts = []
+    for ep, key in zip(episodes, keys):
+        if not include_incomplete and ep.status in _STILL_OR_NEVER_ENDED:
+            raise EpisodeIncompleteError(ep.path, ep.status, "load_many()")
+        if deployable_only and not ep._source(source).get("available_in_deployment"):
+            raise UnknownSourceError("%s: %s is not deployable there (available_in_deployment false): "
+                                     "deployable_only=True keeps only deployable sources" % (ep.path, source))
+        f = ep.frame(source).drop(columns=["episode"], errors="ignore")
+        f.index = pd.MultiIndex.from_arrays([[key] * len(f), f.index], names=["episode", "t_mono_ns"])
+        parts.append(f)
+    return pd.concat(parts)

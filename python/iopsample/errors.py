@@ -67,6 +67,18 @@ class TruncatedFileError(IopsampleError, ValueError):
         super().__init__("%s: %d rows could be read, then: %s" % (path, len(rows), message))
 
 
+class EpisodeIncompleteError(IopsampleError):
+    """An episode that did not end (running, or iopsample was killed) or
+    failed, asked for what only an ended one gives: export's grid, compare.
+    .status is its manifest's."""
+
+    def __init__(self, path, status, what):
+        self.path, self.status = path, status
+        super().__init__("%s is %s: %s reads episodes that ended (complete or interrupted)%s" % (
+            path, status, what, "; include_incomplete=True takes its rows up to where they stop"
+            if what != "compare()" else ""))
+
+
 class CorruptEpisodeError(IopsampleError, ValueError):
     """An episode whose rows iopsample's reading commands refuse (exit 65)."""
 

@@ -6,6 +6,8 @@ arrays (the histograms) kept whole, one column of lists.
 Every row of a source's file has the same keys (CONTRACT §5), so the first
 row gives the columns and one compiled function per source takes each row
 apart: a row that lacks one of them is a damaged file, reported as such.
+Each column's dtype is the schema's (`iopsample schema --dialect pandas`),
+not the values': a count null in every row is still a count.
 pandas and numpy are imported when a frame is asked for: rows need neither."""
 from .errors import CorruptEpisodeError
 
@@ -31,16 +33,38 @@ def _extractor(paths):
 _NONE = type(None)
 
 
-def _typed(values, schema_dtype=None):
-    """A column of values as pandas holds them best: int64 (Int64, the
-    nullable integer, when some are null: counts stay exact), float64,
-    bool (boolean), string; lists and mixed values as objects."""
+def dtype_at(tree, path):
+    """The dtype the schema gives the column at path (a tuple of keys), from
+    `iopsample schema --dialect pandas`'s tree: a member's own, or a map's
+    entries' ("*"); None where the schema says nothing."""
+    node = tree
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key, node.get("*"))
+    return node if isinstance(node, str) else None
+
+
+def _typed(values, dtype=None):
+    """A column of values in the schema's dtype (dtype_at): int64, or the
+    nullable Int64 where the schema allows null, whether or not a row is
+    null (counts stay exact, and a column's dtype is the same whichever
+    backend or host wrote it); float64; bool or boolean; string. Without
+    one, the values' own: lists and mixed values as objects."""
     import numpy as np
     import pandas as pd
 
     kinds = set(map(type, values))
     nulls = _NONE in kinds
     kinds.discard(_NONE)
+    if dtype in ("int64", "Int64") and kinds <= {int}:
+        return pd.array(values, dtype="Int64") if nulls or dtype == "Int64" else np.array(values, dtype=np.int64)
+    if dtype == "float64" and kinds <= {int, float}:
+        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    if dtype in ("bool", "boolean") and kinds <= {bool}:
+        return pd.array(values, dtype="boolean") if nulls or dtype == "boolean" else np.array(values, dtype=bool)
+    if dtype == "string" and kinds <= {str}:
+        return pd.array(values, dtype="string")
     if kinds == {int}:
         return pd.array(values, dtype="Int64") if nulls else np.array(values, dtype=np.int64)
     if kinds and kinds <= {int, float}:
@@ -49,8 +73,6 @@ def _typed(values, schema_dtype=None):
         return pd.array(values, dtype="boolean") if nulls else np.array(values, dtype=bool)
     if kinds == {str}:
         return pd.array(values, dtype="string")
-    if not kinds and schema_dtype:  # null in every row: the schema knows the type
-        return pd.array(values, dtype=schema_dtype)
     return np.array(values, dtype=object) if kinds != {list} else _object_column(values)
 
 
@@ -62,10 +84,19 @@ def _object_column(values):
     return out
 
 
-def frame(rows, path, schema_dtypes=None):
+def column_name(path):
+    """A flattened row's column name: the dotted path, as export names its
+    columns, and a label as export's grid names it (label.<key>, not the
+    row's labels.<key>), so that frames and grids join."""
+    if len(path) == 2 and path[0] == "labels":
+        return "label." + path[1]
+    return ".".join(path)
+
+
+def frame(rows, path, schema_tree=None):
     """A DataFrame of rows (dicts, one per interval) indexed by t_mono_ns.
-    schema_dtypes: {top-level field: pandas dtype}, asked for only when a
-    column is null in every row; a callable that returns it."""
+    schema_tree: a callable that returns `iopsample schema --dialect
+    pandas`'s tree of the source's dtypes (dtype_at)."""
     try:
         import numpy as np
         import pandas as pd
@@ -83,13 +114,10 @@ def frame(rows, path, schema_dtypes=None):
         bad = next(i for i, r in enumerate(rows) if not _has_all(r, paths))
         raise CorruptEpisodeError("%s: row %d lacks %s, which the first row has: rows of one file "
                                   "must have the same keys" % (path, bad + 1, e)) from None
-    names = [".".join(p) for p in paths]
-    data, dtypes = {}, None
-    for name, values in zip(names, zip(*records)):
-        values = list(values)
-        if schema_dtypes is not None and all(v is None for v in values) and dtypes is None:
-            dtypes = schema_dtypes() or {}
-        data[name] = _typed(values, (dtypes or {}).get(name))
+    tree = schema_tree() if schema_tree is not None else None
+    data = {}
+    for p, values in zip(paths, zip(*records)):
+        data[column_name(p)] = _typed(list(values), dtype_at(tree, p) if tree else None)
     index = pd.Index(data.pop("t_mono_ns"), name="t_mono_ns")
     return pd.DataFrame(data, index=index, copy=False)
 

@@ -82,22 +82,62 @@ def test_frame_one_row_an_interval_dotted_columns_histograms_as_lists(episodes):
     assert ep.frame("proc_io")["wchar"].sum() == did["wchar"]
 
 
-def test_frame_nulls_keep_integer_columns_exact(episodes):
-    """A count null in some or all rows is pandas' nullable Int64, never
-    float: an event the host cannot count is null in every row, and its
-    type then comes from the schema (`iopsample schema --dialect dask`)."""
+def schema_allows_null(source, field):
+    """Whether the source's JSON Schema (schema/, the definition) lets the
+    field be null: a row's own field, or an event field the config names."""
+    from conftest import TOP
+    with open(os.path.join(TOP, "schema", source + ".schema.json")) as f:
+        schema = json.load(f)
+    node = schema.get("properties", {}).get(field)
+    if node is None:
+        node = next(iter(schema.get("patternProperties", {}).values()))
+    while "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    types = node.get("type")
+    return isinstance(types, list) and "null" in types
+
+
+def test_frame_dtypes_are_the_schemas(episodes):
+    """A count is int64, or pandas' nullable Int64 where the schema lets it
+    be null, whether or not a row is (an event the host cannot count, a
+    count one backend leaves null): never float, never object, and the same
+    dtype whichever host or backend wrote the rows."""
     ep = iopsample.Episode(episodes["several"])
     rows = file_rows(source_file(episodes["several"], "perf_event"))
     f = ep.frame("perf_event")
     for field in ("cycles", "page_faults", "task_clock"):
         values = [r[field] for r in rows]
-        if all(v is None for v in values):
-            assert str(f[field].dtype) == "Int64" and f[field].isna().all(), field
-        elif any(v is None for v in values):
-            assert str(f[field].dtype) == "Int64", field
-        else:
-            assert str(f[field].dtype) == "int64" and list(f[field]) == values, field
+        want = "Int64" if schema_allows_null("perf_event", field) else "int64"
+        assert str(f[field].dtype) == want, (field, str(f[field].dtype))
+        assert [None if v is pd.NA else v for v in f[field].astype(object)] == values, field
     assert str(f["running_pct"].dtype) == "float64"
+
+
+def test_frames_are_alike_whichever_backend_wrote_them(binary, workloads, tmp_path):
+    """ebpf's rows count the access pattern and io_uring; ptrace's hold null
+    there: the same columns of the same dtypes, the schema's, in both."""
+    from conftest import record
+    if os.geteuid() != 0:
+        pytest.skip("the ebpf backend needs root")
+    made = {b: iopsample.Episode(record(binary, str(tmp_path), b, {"syscall_io": {"interval": "10ms", "backend": b}},
+                                        ["dd", "if=/dev/zero", "of=/dev/null", "count=20"]))
+            for b in ("ebpf", "ptrace")}
+    f = {b: ep.frame("syscall_io") for b, ep in made.items()}
+    assert list(f["ebpf"].columns) == list(f["ptrace"].columns)
+    differ = {c: (str(f["ebpf"][c].dtype), str(f["ptrace"][c].dtype)) for c in f["ebpf"].columns
+              if f["ebpf"][c].dtype != f["ptrace"][c].dtype}
+    assert not differ, differ
+    # null in every row under ptrace, still a count
+    assert str(f["ptrace"]["consec_reads"].dtype) == "Int64" and f["ptrace"]["consec_reads"].isna().all()
+    assert str(f["ebpf"]["by_syscall.aio.time_ns"].dtype) == "Int64"
+
+
+def test_labels_are_named_alike_in_frame_and_grid(episodes):
+    ep = iopsample.Episode(episodes["plain"])
+    f, g = ep.frame("proc_io"), ep.grid()
+    assert "label.case" in f.columns and "label.case" in g.columns and "labels.case" not in f.columns
+    assert set(f["label.case"]) == set(g["label.case"]) == {"plain"}
+    assert str(f["label.case"].dtype) == str(g["label.case"].dtype) == "string"
 
 
 @pytest.mark.parametrize("case", ["plain", "zstd", "several"])
@@ -122,9 +162,52 @@ def test_load_many_stacks_episodes_with_their_names(binary, episodes):
     pdt.assert_frame_equal(iopsample.load_many(paths, interval="20ms"),
                            export_csv(binary, paths, "--grid", "20ms"))
     stacked = iopsample.load_many(paths, source="proc_io")
-    sizes = [len(file_rows(source_file(p, "proc_io"))) for p in paths]
-    assert len(stacked) == sum(sizes)
-    assert list(stacked["episode"]) == [n for n, k in zip(["plain", "zstd", "several"], sizes) for _ in range(k)]
+    rows = [file_rows(source_file(p, "proc_io")) for p in paths]
+    assert len(stacked) == sum(map(len, rows))
+    # keyed by episode: (its name, t_mono_ns), a frame each under its key
+    assert stacked.index.names == ["episode", "t_mono_ns"]
+    assert list(stacked.index) == [(r["episode"], r["t_mono_ns"]) for part in rows for r in part]
+    assert list(stacked.loc["zstd"]["wchar"]) == [r["wchar"] for r in rows[1]]
+
+
+def test_deployable_only_keeps_the_deployable_sources(binary, episodes):
+    paths = [episodes["zstd"], episodes["several"]]
+    # the grid: export --deployable-only's, as a harness's dataset of deployable features
+    pdt.assert_frame_equal(iopsample.load_many(paths, interval="20ms", deployable_only=True),
+                           export_csv(binary, paths, "--grid", "20ms", "--deployable-only"))
+    g = iopsample.Episode(episodes["several"]).grid(deployable_only=True)
+    deployable = {s for s, e in iopsample.Episode(episodes["several"]).manifest["sources"].items()
+                  if e["available_in_deployment"]}
+    assert {c.split(".")[0] for c in g.columns if "." in c and not c.startswith("label.")} == deployable
+    assert iopsample.load_many(paths, source="proc_io", deployable_only=True).shape[0] > 0
+    with pytest.raises(iopsample.UnknownSourceError, match="syscall_io is not deployable"):
+        iopsample.load_many(paths, source="syscall_io", deployable_only=True)
+
+
+def test_an_unfinished_episode_is_said_so_not_called_corrupt(binary, episodes, tmp_path):
+    """A manifest left running (iopsample killed): the grid and compare say
+    so; include_incomplete takes the rows up to where they stop, with a
+    warning from rows() for a damaged tail."""
+    d = tmp_path / "killed"
+    shutil.copytree(episodes["zstd"], d)
+    m = json.loads((d / "manifest.json").read_text())
+    m["status"] = "running"
+    (d / "manifest.json").write_text(json.dumps(m))
+    ep = iopsample.Episode(str(d))
+    with pytest.raises(iopsample.EpisodeIncompleteError, match="is running: the grid reads episodes that ended"):
+        ep.grid()
+    with pytest.raises(iopsample.EpisodeIncompleteError, match="is running: compare"):
+        ep.compare()
+    with pytest.raises(iopsample.EpisodeIncompleteError):
+        iopsample.load_many([str(d)], source="proc_io")
+    assert len(ep.grid(include_incomplete=True)) > 0
+    # a damaged tail: the file cut inside its last zstd frame
+    f = d / "proc_io.jsonl.zst"
+    data = f.read_bytes()
+    f.write_bytes(data[:len(data) - 7])
+    with pytest.warns(iopsample.DamagedTailWarning, match="rows, then the rest dropped .the episode is running"):
+        rows = ep.rows("proc_io")
+    assert 0 < len(rows) < len(file_rows(source_file(episodes["zstd"], "proc_io")))
 
 
 def test_compare_is_compares_json(binary, episodes):
@@ -207,24 +290,38 @@ def test_a_damaged_zstd_file_gives_what_could_be_read_and_where_it_stopped(episo
     else:
         damaged = data[:cut] + bytes(b ^ 0xFF for b in data[cut:cut + 64]) + data[cut + 64:]
     open(path, "wb").write(damaged)
-    # what a stock decoder takes from the damaged file, frame after frame,
-    # until it stops: whole rows only
-    readable = b""
-    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(damaged), read_across_frames=True) as r:
+    # what a stock decoder (python-zstandard) takes from the damaged file,
+    # whole rows only: a cut file, every byte up to the cut, streamed across
+    # its frames (a killed writer's last frame holds rows it flushed); a
+    # corrupt one, the frames it decodes whole, each checked to its end, up
+    # to the first that does not (that frame's rows are not to be trusted)
+    readable, rest = b"", damaged
+    if how == "truncated":
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(damaged), read_across_frames=True) as r:
+            try:
+                while True:
+                    chunk = r.read(1)
+                    if not chunk:
+                        break
+                    readable += chunk
+            except zstandard.ZstdError:
+                pass
+    while how == "corrupt" and rest:
+        frame = zstandard.ZstdDecompressor().decompressobj()
         try:
-            while True:
-                chunk = r.read(1)
-                if not chunk:
-                    break
-                readable += chunk
+            out = frame.decompress(rest)
         except zstandard.ZstdError:
-            pass
+            break
+        if not frame.eof:
+            break
+        readable, rest = readable + out, frame.unused_data
     complete = readable[:readable.rfind(b"\n") + 1].decode().splitlines()
     ep = iopsample.Episode(d)
     with pytest.raises(iopsample.TruncatedFileError) as e:
         ep.rows("syscall_io")
-    assert 0 < len(e.value.rows) < whole
-    assert e.value.rows == [json.loads(line) for line in complete[:len(e.value.rows)]]
+    # as many rows as the stock decoder gives, the same rows
+    assert 0 < len(e.value.rows) == len(complete) < whole
+    assert e.value.rows == [json.loads(line) for line in complete]
     assert "after row %d" % len(e.value.rows) in e.value.message
     assert e.value.path == path and "%d rows could be read" % len(e.value.rows) in str(e.value)
     with pytest.raises(iopsample.TruncatedFileError):
@@ -242,6 +339,7 @@ def test_a_cut_file_of_an_episode_that_did_not_end_is_read_to_the_cut(episodes, 
     m = json.load(open(d / "manifest.json"))
     m["status"] = status
     json.dump(m, open(d / "manifest.json", "w"))
-    rows = iopsample.Episode(d).rows("syscall_io")
+    with pytest.warns(iopsample.DamagedTailWarning, match="the episode is %s" % status):
+        rows = iopsample.Episode(d).rows("syscall_io")
     whole = file_rows(str(episodes["zstd"]) + "/syscall_io.jsonl.zst")
     assert 0 < len(rows) < len(whole) and rows == whole[:len(rows)]

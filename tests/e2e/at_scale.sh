@@ -165,13 +165,13 @@ PY
 check recipe_rules_are_the_schemas_annotations rules_are_the_schemas
 
 # Every field of every source, typed as its schema says: the JSON types of
-# the schema (read here on their own) against the columns printed, both
-# dialects; the fields perf_event's config names come from the episodes.
+# the schema (read here on their own) against the columns printed, every
+# dialect; the fields perf_event's config names come from the episodes.
 columns_are_the_schemas_types() {
 	[ -z "${RUN_FAILED:-}" ] || { echo "episode $RUN_FAILED did not run"; return 1; }
 	local s d
 	for s in $SOURCES; do
-		for d in duckdb spark dask; do
+		for d in duckdb spark dask pandas; do
 			"$IOPSAMPLE" schema --columns $s --dialect $d "$WORK/data/episodes/vm-1" >"$WORK/$s.$d" || return 1
 		done
 	done
@@ -211,6 +211,18 @@ def dask(doc, s):  # pandas: nullable Int64 and boolean where the schema allows 
         return "object"
     return {"BIGINT": "Int64" if null else "int64", "DOUBLE": "float64", "VARCHAR": "string",
             "BOOLEAN": "boolean" if null else "bool"}[d]
+def pandas(doc, s):  # dask's dtypes, nested as the rows are; a map's entries under "*"
+    s = deref(doc, s)
+    if s.get("type") == "object" or s.get("type") == ["object"]:
+        out = {k: pandas(doc, v) for k, v in s.get("properties", {}).items()}
+        each = s.get("additionalProperties")
+        if not isinstance(each, dict):
+            each = next(iter(s.get("patternProperties", {}).values()), None)
+        if isinstance(each, dict):
+            out["*"] = pandas(doc, each)
+        if out:
+            return out
+    return dask(doc, s)
 def spark(t):  # DuckDB's spelling to Spark's
     t = re.sub(r'"(\w+)" ', r"`\1`: ", t).replace("VARCHAR", "STRING")
     while "[]" in t:
@@ -237,12 +249,20 @@ for s in sources:
     got_dask = json.loads(open(f"{work}/{s}.dask").read())
     expect(list(got_dask.items()) == list(want_dask.items()) and list(got_dask) == list(got),
            "%s dask: %s" % (s, {k: (got_dask.get(k), want_dask.get(k)) for k in set(got_dask) | set(want_dask) if got_dask.get(k) != want_dask.get(k)}))
+    want_pandas = {k: pandas(env, v) for k, v in env["properties"].items()}
+    if "patternProperties" in doc:
+        for f in sorted(e["field"] for e in row["sources"][s]["events"]):
+            want_pandas[f] = pandas(doc, pattern_schema)
+    want_pandas.update({k: pandas(doc, v) for k, v in doc["properties"].items() if k not in want_pandas})
+    got_pandas = json.loads(open(f"{work}/{s}.pandas").read())
+    expect(list(got_pandas.items()) == list(want_pandas.items()),
+           "%s pandas: %s" % (s, {k: (got_pandas.get(k), want_pandas.get(k)) for k in set(got_pandas) | set(want_pandas) if got_pandas.get(k) != want_pandas.get(k)}))
     ddl = open(f"{work}/{s}.spark").read().strip()
     as_spark = {k: duck(env, v, False) for k, v in env["properties"].items()}
     as_spark.update({k: duck(doc, v, False) for k, v in doc["properties"].items() if k not in as_spark})
     want_ddl = ", ".join("`%s` %s" % (k, spark(as_spark.get(k, v))) for k, v in got.items())
     expect(ddl == want_ddl, "%s spark: %s" % (s, ddl[:200]))
-print("%d sources, all three dialects, every field as its schema types it" % len(sources))
+print("%d sources, all four dialects, every field as its schema types it" % len(sources))
 PY
 }
 check schema_columns_are_the_schemas_types columns_are_the_schemas_types
@@ -251,7 +271,7 @@ check schema_columns_are_the_schemas_types columns_are_the_schemas_types
 schema_refusals() {
 	expect_exit() { refuses "$1" "$2" "$IOPSAMPLE" schema "${@:3}"; } # STATUS TEXT ARGS...
 	expect_exit 64 "usage: iopsample schema" --columns proc_io || return 1
-	expect_exit 64 "--dialect sqlite: not duckdb, spark or dask" --columns proc_io --dialect sqlite || return 1
+	expect_exit 64 "--dialect sqlite: not duckdb, spark, dask or pandas" --columns proc_io --dialect sqlite || return 1
 	expect_exit 64 "--columns nope: not a source; the sources are proc_io" --columns nope --dialect spark || return 1
 	expect_exit 64 "perf_event has fields its config names" --columns perf_event --dialect duckdb || return 1
 	expect_exit 66 "$WORK/none: No such file or directory" --columns perf_event --dialect duckdb "$WORK/none" || return 1
