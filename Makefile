@@ -23,9 +23,11 @@ SANITIZE ?=
 # libmnl: taskstats' generic netlink; PCRE2: JSON Schema's "pattern"
 # (reader/ecma_regex.c); curl, where uPlot is not in the tree (a checkout)
 BUILD_PACKAGES := libyaml-dev libjansson-dev libzstd-dev libpfm4-dev libbpf-dev clang bpftool \
-	libmnl-dev libpcre2-dev libjsmn-dev pkg-config $(if $(wildcard vendor/uplot-*.tgz),,curl)
-# what make deb needs besides the build's: debhelper, Python's helper, lintian
-DEB_TOOLS := debhelper dh-python lintian dpkg-dev
+	libmnl-dev libpcre2-dev libjsmn-dev pkg-config python3-setuptools \
+	$(if $(wildcard vendor/uplot-*.tgz),,curl)
+# what make deb needs besides the build's: debhelper, Python's helper and
+# pybuild's plugin for a pyproject.toml package, lintian
+DEB_TOOLS := debhelper dh-python pybuild-plugin-pyproject python3-all python3-wheel lintian dpkg-dev
 # what the tests run besides iopsample: Debian's python3 (/usr/bin/python3) with
 # jsonschema and pandas (export's tables), zstd, procps (pgrep), perf stat
 # (ground truth for perf_event), valgrind, clang with its libFuzzer, the
@@ -38,7 +40,8 @@ DEB_TOOLS := debhelper dh-python lintian dpkg-dev
 # a disk whose requests stay in flight, under a loop device), and what the
 # Python package's tests run: pytest, IPython, a Jupyter kernel (ipykernel)
 # that nbclient drives through docs/notebooks/quickstart.ipynb, matplotlib,
-# and venv (pip install ./python into a fresh one, offline), PyTorch (the
+# and venv with Debian's wheel of wheel (pip install ./python into a fresh one,
+# offline, with setuptools' backend), PyTorch (the
 # verdict's training loop on this CPU, tests/workloads/torch_phases.py), and
 # make deb's tools (the package built offline, lintian), and what Darshan's
 # source release builds with (tests/darshan/build: the access pattern's judge)
@@ -46,7 +49,7 @@ TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-per
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv python3-torch autoconf automake libtool zlib1g-dev $(DEB_TOOLS)
+	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev $(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
@@ -311,6 +314,11 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 PYTHON_VERSION = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 PYTHON_MODULES := __init__ _version binary display episode errors frames magic runner
+# the package's version: its one source, which the binary's release must match
+PY_VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' python/iopsample/_version.py)
+DIST_INFO := iopsample-$(PY_VERSION).dist-info
+# no: install leaves the Python package to another (debian/rules: pybuild)
+PYTHON_PACKAGE ?= yes
 SCHEMA_NAMES := envelope manifest compare verdict proc_io syscall_io perf_event block_io diskstats \
 	taskstats cgroup gpu
 
@@ -330,21 +338,37 @@ $(foreach f,README.md docs/data-model.md docs/at-scale.md docs/benchmarks.md,644
 644 docs/images/verdict-report.png $(DOCDIR)/images/verdict-report.png
 644 docs/recipes/dask_export.py $(DOCDIR)/recipes/dask_export.py
 644 docs/notebooks/quickstart.ipynb $(DOCDIR)/notebooks/quickstart.ipynb
-$(foreach m,$(PYTHON_MODULES),644 python/iopsample/$(m).py $(PYTHONDIR)/iopsample/$(m).py
-)
+$(if $(filter yes,$(PYTHON_PACKAGE)),$(foreach m,$(PYTHON_MODULES),644 python/iopsample/$(m).py $(PYTHONDIR)/iopsample/$(m).py
+)$(foreach f,METADATA INSTALLER RECORD,644 $(BUILD)/python/$(DIST_INFO)/$(f) $(PYTHONDIR)/$(DIST_INFO)/$(f)
+))
 endef
 # the folders that are iopsample's alone, deepest first: uninstall removes
 # them once empty (Python's bytecode of the modules above is taken with them)
 INSTALL_OWN_DIRS := $(SHAREDIR)/schema $(SHAREDIR)/examples $(SHAREDIR) $(DOCDIR)/images \
 	$(DOCDIR)/recipes $(DOCDIR)/notebooks $(DOCDIR) $(PYTHONDIR)/iopsample/__pycache__ \
-	$(PYTHONDIR)/iopsample
+	$(PYTHONDIR)/iopsample $(PYTHONDIR)/$(DIST_INFO)
 
 .PHONY: install-list
 install-list:
 	$(shell mkdir -p $(BUILD))$(file >$(BUILD)/install.list,$(INSTALL_LIST))
 	@:
 
-install: $(BUILD)/iopsample install-list
+# The package's dist-info, so that pip and importlib.metadata know what
+# install put in place: METADATA from setuptools' own backend (the one pip
+# builds with, from pyproject.toml), run on a copy so that nothing is
+# written into the tree; RECORD names the files installed.
+$(BUILD)/python/$(DIST_INFO)/METADATA: python/pyproject.toml python/README.md python/iopsample/_version.py \
+		| $(BUILD)/.build-deps
+	rm -rf $(BUILD)/python && mkdir -p $(BUILD)/python/src $(BUILD)/python/meta
+	cp -r python/pyproject.toml python/README.md python/iopsample $(BUILD)/python/src/
+	cd $(BUILD)/python/src && /usr/bin/python3 -c 'import sys, setuptools.build_meta as b; \
+		b.prepare_metadata_for_build_wheel(sys.argv[1])' ../meta >../meta.log 2>&1 || { cat ../meta.log; exit 1; }
+	mv $(BUILD)/python/meta/$(DIST_INFO) $(BUILD)/python/$(DIST_INFO)
+	printf 'make\n' >$(BUILD)/python/$(DIST_INFO)/INSTALLER
+	{ $(foreach m,$(PYTHON_MODULES),echo 'iopsample/$(m).py,,';) \
+	  for f in METADATA INSTALLER RECORD; do echo "$(DIST_INFO)/$$f,,"; done; } >$(BUILD)/python/$(DIST_INFO)/RECORD
+
+install: $(BUILD)/iopsample install-list $(if $(filter yes,$(PYTHON_PACKAGE)),$(BUILD)/python/$(DIST_INFO)/METADATA)
 	@while read -r mode file path; do \
 		[ -n "$$mode" ] || continue; \
 		echo "install -D -m $$mode $$file $(DESTDIR)$$path"; \
@@ -388,13 +412,17 @@ $(DIST): $(UPLOT_TGZ) FORCE
 # tarball as a build daemon builds them: dpkg-buildpackage in the unpacked
 # tree (in a network namespace with no network, as root), then lintian.
 NO_NETWORK := $(if $(filter 0,$(shell id -u)),unshare -n)
+# and with the system's tools alone, as a build daemon's chroot has them: a
+# python3 of a user's own first on PATH is not the one pybuild builds for
+DEB_PATH := /usr/sbin:/usr/bin:/sbin:/bin
 .PHONY: deb-deps
 deb-deps: | $(BUILD)/.build-deps
 	@$(INSTALL_DEPS) $(DEB_TOOLS)
 deb: $(DIST) | deb-deps
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
 	cp $(DIST) $(BUILD)/deb/ && tar -xzf $(DIST) -C $(BUILD)/deb
-	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) env PATH=$(DEB_PATH) dpkg-buildpackage -us -uc -b \
+		>../build.log 2>&1 || \
 		{ tail -20 ../build.log; exit 1; }
 	lintian --fail-on error,warning $(BUILD)/deb/iopsample_*.deb $(BUILD)/deb/python3-iopsample_*.deb
 

@@ -22,9 +22,10 @@ installed_tree() (
 	local strays
 	strays=$(find "$DEST" -name "stray-$TAG*")
 	[ -z "$strays" ] || { echo "installed what git does not track: $strays"; exit 1; }
-	# every file installed but the binary is, byte for byte, a file git tracks
+	# every file installed but the binary and the Python package's dist-info
+	# (made by setuptools' backend) is, byte for byte, a file git tracks
 	local copies
-	copies=$(cd "$DEST/usr" && find . -type f ! -path ./bin/iopsample -exec sha256sum {} + | "$PY" -c '
+	copies=$(cd "$DEST/usr" && find . -type f ! -path ./bin/iopsample ! -path "*.dist-info/*" -exec sha256sum {} + | "$PY" -c '
 import hashlib, subprocess, sys
 root = sys.argv[1]
 tracked = set()
@@ -51,6 +52,19 @@ print(len(lines))' "$ROOT") || { echo "$copies"; exit 1; }
 	(cd / && PYTHONPATH=$DEST/usr/lib/python3/dist-packages /usr/bin/python3 -c \
 		'import iopsample, iopsample.magic, sys; assert iopsample.__file__.startswith(sys.argv[1]), iopsample.__file__' "$pkg") ||
 		{ echo "the installed package does not import"; exit 1; }
+	# its dist-info: importlib.metadata (and so pip) knows it, at its version,
+	# and RECORD names every file it installed
+	(cd / && PYTHONPATH=$DEST/usr/lib/python3/dist-packages /usr/bin/python3 - "$DEST/usr/lib/python3/dist-packages" <<'PY') ||
+import importlib.metadata as md, os, sys, iopsample
+d = md.distribution("iopsample")
+assert d.version == iopsample.__version__, (d.version, iopsample.__version__)
+assert d.metadata["Requires-Python"] == ">=3.9", d.metadata["Requires-Python"]
+files = {str(f) for f in d.files}
+on_disk = {os.path.relpath(os.path.join(r, f), sys.argv[1]) for r, _, fs in os.walk(sys.argv[1]) for f in fs
+           if "__pycache__" not in r}
+assert files == on_disk, files ^ on_disk
+PY
+		{ echo "the installed package's dist-info"; exit 1; }
 	local schemas
 	schemas=$(ls "$DEST/usr/share/iopsample/schema" | wc -l)
 	[ "$schemas" = "$(ls "$ROOT"/schema/*.json | wc -l)" ] || { echo "$schemas schemas installed"; exit 1; }
@@ -216,18 +230,32 @@ python_under_usr_local() {
 	echo "/$dir"
 }
 
-# pip install ./python into a fresh venv with no package index at all
-# (the build backend is in the tree), then import iopsample from outside
-# the tree; rows() works there with no pandas.
+# pip install ./python into a fresh venv with no package index at all:
+# --no-build-isolation builds with the venv's own setuptools (Debian's
+# python3 -m venv puts it there), the standard backend pyproject.toml names,
+# and wheel (for its bdist_wheel), from Debian's own wheel of it
+# (python3-wheel-whl); from a copy, so that the build's egg-info is not
+# written into the tree.
+# Then pip and importlib.metadata know it, at the package's version, and
+# iopsample imports from outside the tree; rows() works with no pandas.
 pip_into_a_venv() {
 	/usr/bin/python3 -m venv "$WORK/venv" || return 1
-	"$WORK/venv/bin/pip" install --no-index --no-cache-dir "$ROOT/python" >"$WORK/pip.log" 2>&1 ||
-		{ echo "pip install: $(tail -3 "$WORK/pip.log")"; return 1; }
+	cp -r "$ROOT/python" "$WORK/python-src" && rm -rf "$WORK/python-src/tests" || return 1
+	"$WORK/venv/bin/pip" install --no-index --find-links /usr/share/python-wheels wheel >"$WORK/pip.log" 2>&1 ||
+		{ echo "pip install wheel: $(tail -3 "$WORK/pip.log")"; return 1; }
+	"$WORK/venv/bin/pip" install --no-index --no-build-isolation --no-cache-dir "$WORK/python-src" \
+		>"$WORK/pip.log" 2>&1 || { echo "pip install: $(tail -3 "$WORK/pip.log")"; return 1; }
+	local version
+	version=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$ROOT/python/iopsample/_version.py")
+	"$WORK/venv/bin/pip" show iopsample 2>/dev/null | grep -qx "Version: $version" ||
+		{ echo "pip show: $("$WORK/venv/bin/pip" show iopsample 2>&1 | head -3 | tr '\n' ' ')"; return 1; }
 	printf 'episode: {name: v, output_dir: %s}\ntarget: {command: [true]}\nsources: {proc_io: {interval: 10ms}}\n' \
 		"$WORK/episodes" >"$WORK/v.yaml"
 	(cd / && IOPSAMPLE=$IOPSAMPLE "$WORK/venv/bin/python" - "$WORK" <<'PY') || return 1
-import sys, iopsample
+import importlib.metadata, sys, iopsample
 assert iopsample.__file__.startswith(sys.argv[1] + "/venv/"), iopsample.__file__
+assert importlib.metadata.version("iopsample") == iopsample.__version__
+assert importlib.metadata.metadata("iopsample")["Requires-Python"] == ">=3.9"
 ep = iopsample.run(sys.argv[1] + "/v.yaml")
 assert ep.status == "complete" and ep.rows("proc_io")[-1]["final"], ep
 try:
