@@ -211,3 +211,17 @@ def test_yama_scope_1_names_iopsample_the_tracer_for_the_block(binary, tmp_path,
     assert ep.status == "complete"
     assert named == [(runner.PR_SET_PTRACER, named[0][1], os.getpid(), False)]
     assert calls[1:] == [(runner.PR_SET_PTRACER, 0, 0, True)]
+
+
+def test_root_names_its_tracer_too(monkeypatch):
+    """Root in a container has no CAP_SYS_PTRACE: under Yama's ptrace_scope
+    1 it must name iopsample its tracer as anyone does."""
+    from iopsample import runner
+    monkeypatch.setattr(runner.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(runner, "_yama_scope", lambda: 1)
+    try:
+        assert runner._allow_tracer(os.getppid()) is True
+    finally:
+        runner._revoke_tracer()
+    monkeypatch.setattr(runner, "_yama_scope", lambda: 0)
+    assert runner._allow_tracer(os.getppid()) is False  # nothing to ask where Yama does not
