@@ -199,16 +199,20 @@ def _allow_tracer(tracer_pid):
     CAP_SYS_PTRACE, and Yama asks it too. Returns whether it was given."""
     if _yama_scope() != 1:
         return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PTRACER, ctypes.c_ulong(tracer_pid), 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PTRACER, %d): %s" % (
-            tracer_pid, os.strerror(ctypes.get_errno())))
+    err = _prctl_ptracer(tracer_pid)
+    if err:
+        raise OSError(err, "prctl(PR_SET_PTRACER, %d): %s" % (tracer_pid, os.strerror(err)))
     return True
 
 
-def _revoke_tracer():
+def _prctl_ptracer(pid):
+    """prctl(PR_SET_PTRACER, pid): 0, or the errno."""
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PTRACER, ctypes.c_ulong(0), 0, 0, 0)
+    return ctypes.get_errno() if libc.prctl(PR_SET_PTRACER, ctypes.c_ulong(pid), 0, 0, 0) != 0 else 0
+
+
+def _revoke_tracer():
+    _prctl_ptracer(0)
 
 
 class _Attached:

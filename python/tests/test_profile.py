@@ -217,11 +217,12 @@ def test_root_names_its_tracer_too(monkeypatch):
     """Root in a container has no CAP_SYS_PTRACE: under Yama's ptrace_scope
     1 it must name iopsample its tracer as anyone does."""
     from iopsample import runner
+    asked = []
     monkeypatch.setattr(runner.os, "geteuid", lambda: 0)
     monkeypatch.setattr(runner, "_yama_scope", lambda: 1)
-    try:
-        assert runner._allow_tracer(os.getppid()) is True
-    finally:
-        runner._revoke_tracer()
+    monkeypatch.setattr(runner, "_prctl_ptracer", lambda pid: asked.append(pid) or 0)
+    assert runner._allow_tracer(4321) is True and asked == [4321]
+    runner._revoke_tracer()
+    assert asked == [4321, 0]
     monkeypatch.setattr(runner, "_yama_scope", lambda: 0)
-    assert runner._allow_tracer(os.getppid()) is False  # nothing to ask where Yama does not
+    assert runner._allow_tracer(4321) is False and asked == [4321, 0]  # nothing to ask where Yama does not
