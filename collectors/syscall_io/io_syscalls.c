@@ -19,6 +19,9 @@
 /* The metadata syscalls an architecture has not (arm64 has only the *at
  * forms): their entries stay, never called, so every host's rows have the
  * same keys. */
+#ifndef SYS_dup2
+#define SYS_dup2 -1
+#endif
 #ifndef SYS_open
 #define SYS_open -1
 #endif
@@ -126,6 +129,13 @@ const struct io_syscall io_syscalls[] = {
 	META(truncate), META(ftruncate), META(fallocate),
 };
 const size_t io_nsyscalls = sizeof(io_syscalls) / sizeof(io_syscalls[0]);
+
+const struct sio_followed sio_followed[] = {
+	{SYS_open, SIO_TRACK_OPEN},  {SYS_openat, SIO_TRACK_OPEN}, {SYS_openat2, SIO_TRACK_OPEN},
+	{SYS_creat, SIO_TRACK_OPEN}, {SYS_dup, SIO_TRACK_DUP},     {SYS_dup2, SIO_TRACK_DUP},
+	{SYS_dup3, SIO_TRACK_DUP},   {SYS_lseek, SIO_TRACK_SEEK},  {SYS_close, SIO_TRACK_CLOSE},
+};
+const size_t sio_nfollowed = sizeof(sio_followed) / sizeof(sio_followed[0]);
 
 const struct io_syscall *io_syscall_find(const char *name)
 {

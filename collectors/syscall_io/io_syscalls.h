@@ -29,6 +29,15 @@ struct io_syscall {
 extern const struct io_syscall io_syscalls[];
 extern const size_t io_nsyscalls;
 
+/* The calls Darshan's record of a file follows (sio_rules.h), whether the
+ * rows count them or not: both backends see them. */
+struct sio_followed {
+	int nr;
+	enum sio_track track;
+};
+extern const struct sio_followed sio_followed[];
+extern const size_t sio_nfollowed;
+
 /* The entry named name, or NULL. */
 const struct io_syscall *io_syscall_find(const char *name);
 /* The entry whose name is nearest to name (at most two letters added,

@@ -63,9 +63,6 @@ struct sio_backend {
 	 * (its by_syscall entry is null, the reason in the manifest's
 	 * "unseen"), or NULL when it is counted. */
 	const char *(*unseen)(const struct io_syscall *sys);
-	/* Why the access pattern's fields are null under this backend (the
-	 * manifest's unseen.access_pattern), or NULL when it counts them. */
-	const char *pattern_unseen;
 	/* Optional: what the manifest entry should say of the counting so far
 	 * (the ebpf backend's slots_deferred), after each snapshot. */
 	void (*report)(void *state, json_t *manifest);

@@ -38,6 +38,11 @@ void sio_record(struct sio_counts *c, const struct sio_call *call)
 				bump(&c->side_time_ns[d], call->ns);
 			}
 		}
+		for (int p = 0; p < SIO_PATTERNS; p++)
+			if (call->pattern & 1u << p)
+				bump(&c->pattern[p], 1);
+		if (call->switch2)
+			bump(&c->pattern[SIO_RW_SWITCHES], 1);
 	}
 	atomic_store_explicit(&c->seq, s + 2, memory_order_release);
 }

@@ -77,6 +77,8 @@ struct sio_call {
 	enum sio_kind kind[2]; /* [enum io_dir] */
 	bool timed;        /* its entry was seen: ns is its time */
 	bool request;      /* an aio or io_uring request: no call, no time */
+	unsigned pattern;  /* what its accesses add to the access pattern (1 << enum sio_pattern) */
+	bool switch2;      /* and a second switch (a zero-copy call's other file) */
 	uint64_t ns;
 };
 

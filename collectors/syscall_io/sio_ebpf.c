@@ -59,17 +59,6 @@ static void ebpf_release(struct sio_config *cfg)
  * program that loops with bpf_loop where the kernel has it (5.17), else the
  * one with bounded loops (*looped says which); the io_uring program only
  * when io_uring is counted and the kernel has it. */
-/* The calls Darshan's record of a file follows (sio_rules.h), whether the
- * rows count them or not. */
-static const struct {
-	int nr;
-	enum sio_track track;
-} followed[] = {
-	{SYS_open, SIO_TRACK_OPEN},   {SYS_openat, SIO_TRACK_OPEN}, {437 /* openat2 */, SIO_TRACK_OPEN},
-	{SYS_creat, SIO_TRACK_OPEN},  {SYS_dup, SIO_TRACK_DUP},     {SYS_dup2, SIO_TRACK_DUP},
-	{SYS_dup3, SIO_TRACK_DUP},    {SYS_lseek, SIO_TRACK_SEEK},  {SYS_close, SIO_TRACK_CLOSE},
-};
-
 static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool *looped,
 		struct errbuf *why)
 {
@@ -79,8 +68,10 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool 
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
 	memset(skel->rodata->sio_index, SIO_NOT_COUNTED, sizeof(skel->rodata->sio_index));
-	for (size_t i = 0; i < sizeof(followed) / sizeof(followed[0]); i++)
-		skel->rodata->sio_track[followed[i].nr] = followed[i].track;
+	/* Darshan's record follows these whether the rows count them or not */
+	for (size_t i = 0; i < sio_nfollowed; i++)
+		if (sio_followed[i].nr >= 0 && sio_followed[i].nr < SIO_MAX_NR)
+			skel->rodata->sio_track[sio_followed[i].nr] = (__u8)sio_followed[i].track;
 	for (size_t i = 0; i < cfg->n; i++) {
 		const struct io_syscall *sys = cfg->sys[i];
 		if (sys->nr >= 0 && sys->nr < SIO_MAX_NR)

@@ -134,7 +134,9 @@ static int ptrace_probe(struct sio_config *cfg, json_t *facts, struct errbuf *wh
 
 /* The syscalls the tracer stops at, and the counted index of each: a
  * syscall family's own number, and for aio the syscalls that reap its
- * events (io_syscalls.c). io_uring has none: it is unseen. */
+ * events (io_syscalls.c). io_uring has none: it is unseen. Then the calls
+ * the access pattern's records follow (sio_followed) that no counted
+ * family holds, at TRACER_FOLLOW_ONLY. */
 static size_t stops(const struct sio_config *cfg, int *nrs, uint16_t *index)
 {
 	size_t n = 0;
@@ -147,6 +149,13 @@ static size_t stops(const struct sio_config *cfg, int *nrs, uint16_t *index)
 			for (int k = 0; k < 2; k++)
 				nrs[n] = sys->reap_nr[k], index[n++] = (uint16_t)i;
 		}
+	}
+	for (size_t f = 0, counted = n; f < sio_nfollowed; f++) {
+		bool have = sio_followed[f].nr < 0;
+		for (size_t k = 0; k < counted && !have; k++)
+			have = nrs[k] == sio_followed[f].nr;
+		if (!have)
+			nrs[n] = sio_followed[f].nr, index[n++] = TRACER_FOLLOW_ONLY;
 	}
 	return n;
 }
@@ -203,6 +212,9 @@ static int ptrace_open(const struct sio_config *cfg, const struct target_info *t
 	for (size_t k = 0, n = stops(cfg, nrs, index); k < n; k++)
 		if (nrs[k] >= 0 && nrs[k] < TRACER_MAX_NR)
 			p->tracer.index_of_nr[nrs[k]] = (int8_t)index[k];
+	for (size_t f = 0; f < sio_nfollowed; f++)
+		if (sio_followed[f].nr >= 0 && sio_followed[f].nr < TRACER_MAX_NR)
+			p->tracer.follow_of_nr[sio_followed[f].nr] = (uint8_t)sio_followed[f].track;
 
 	int r = 0;
 	if (!p->tracer.attach && (r = seccomp_filter_available(SECCOMP_RET_TRACE)) < 0)
@@ -227,10 +239,6 @@ static int ptrace_snapshot(void *state, struct sio_totals *out, struct errbuf *w
 }
 
 const struct sio_backend sio_ptrace = {
-	.pattern_unseen = "the ptrace backend does not count the access pattern (it would read "
-			  "each call's file and position from /proc/PID/fd and /proc/PID/fdinfo, "
-			  "two more system calls for every call it stops): the ebpf backend "
-			  "counts it",
 	.name = "ptrace",
 	.holds_target = true,
 	.probe = ptrace_probe,

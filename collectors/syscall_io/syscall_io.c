@@ -34,7 +34,7 @@ struct syscall_io {
 	json_t *by[SIO_MAX_SYSCALLS][4];
 	bool meta[SIO_MAX_SYSCALLS]; /* a metadata syscall */
 	json_t *by_kind[SIO_KINDS][2][2]; /* [kind][dir]: calls, bytes */
-	json_t *pattern[SIO_PATTERNS];   /* NULL (and null in the row) when unseen */
+	json_t *pattern[SIO_PATTERNS];   /* the access pattern's, counted by both backends */
 };
 
 static const char *const pattern_names[SIO_PATTERNS] = {
@@ -262,7 +262,7 @@ static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_
 		json_object_set_new(row, key, zeros(s->time_hist[d], SIO_HIST_BUCKETS));
 	}
 	for (int p = 0; p < SIO_PATTERNS; p++)
-		cell(row, pattern_names[p], &s->pattern[p], !s->backend->pattern_unseen);
+		cell(row, pattern_names[p], &s->pattern[p], true);
 	json_t *by = json_object();
 	for (size_t i = 0; i < cfg->n; i++) {
 		/* a family the backend cannot see here: the same keys, null */
@@ -329,8 +329,6 @@ static int sio_open(const struct source_config *sc, const struct target_info *t,
 	}
 	add_fields(s, cfg, row); /* attached: counting starts at the snapshot above */
 	json_t *unseen = unseen_families(s->backend, cfg);
-	if (s->backend->pattern_unseen)
-		json_object_set_new(unseen, "access_pattern", json_string(s->backend->pattern_unseen));
 	json_object_set_new(manifest, "unseen", unseen);
 	s->manifest = json_incref(manifest);
 	if (s->backend->report)
@@ -388,7 +386,7 @@ static int sio_sample(void *state, struct errbuf *why)
 		}
 	}
 	json_integer_set(s->errors, (json_int_t)errors);
-	for (int p = 0; p < SIO_PATTERNS && s->pattern[p]; p++)
+	for (int p = 0; p < SIO_PATTERNS; p++)
 		json_integer_set(s->pattern[p], (json_int_t)(now.pattern[p] - s->prev.pattern[p]));
 	s->prev = now;
 	json_object_set_new(s->manifest, "untimed_calls", json_integer((json_int_t)now.untimed));

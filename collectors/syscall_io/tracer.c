@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -80,6 +81,79 @@ static int64_t *slot(struct tracer *tr, pid_t pid)
 	return pidmap_get(&tr->tracees, pid);
 }
 
+/* ---- the access pattern (sio_records.h) -------------------------------- */
+
+/* A thread's call under way, as its entry found it: what its exit needs
+ * for the access pattern. */
+struct pending {
+	int nr;
+	int64_t fd[2];   /* [enum io_dir]: the side's descriptor, when it addresses a file; else -1 */
+	uint64_t arg[2]; /* [enum io_dir]: its position argument (enum sio_pos) */
+	uint64_t arg0;   /* a followed call's descriptor (dup's old one, lseek's) */
+};
+
+/* The process of thread tid (its thread group), from /proc the first time. */
+static pid_t process_of(struct tracer *tr, pid_t tid)
+{
+	int64_t *v = pidmap_get(&tr->tgid_of, tid);
+	if (v)
+		return (pid_t)*v;
+	char path[48], status[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	const char *line = procfs_read(path, status, sizeof(status)) > 0 ? strstr(status, "\nTgid:") : NULL;
+	pid_t tgid = line ? (pid_t)strtol(line + 6, NULL, 10) : tid;
+	pidmap_add(&tr->tgid_of, tid, tgid); /* out of memory: asked again next time */
+	return tgid;
+}
+
+/* Thread tid's call record, made the first time. */
+static struct pending *pending_of(struct tracer *tr, pid_t tid)
+{
+	int64_t *v = pidmap_get(&tr->pending, tid);
+	if (v)
+		return (struct pending *)(uintptr_t)*v;
+	struct pending *p = calloc(1, sizeof(*p));
+	if (p && pidmap_add(&tr->pending, tid, (int64_t)(uintptr_t)p) < 0) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+/* Thread tid is gone (exited, or exec'd into its leader's id): its process
+ * with it when it led the group, or when the exec began the process anew. */
+static void forget_thread(struct tracer *tr, pid_t tid, bool its_process)
+{
+	int64_t *v = pidmap_get(&tr->pending, tid);
+	if (v)
+		free((void *)(uintptr_t)*v);
+	pidmap_del(&tr->pending, tid);
+	v = pidmap_get(&tr->tgid_of, tid);
+	if (its_process)
+		sio_records_forget(&tr->records, v ? (pid_t)*v : tid);
+	pidmap_del(&tr->tgid_of, tid);
+}
+
+/* A followed call (sio_followed) of thread tid returned rval. */
+static void follow_exit(struct tracer *tr, pid_t tid, const struct pending *p, int64_t rval)
+{
+	enum sio_track track = p->nr >= 0 && p->nr < TRACER_MAX_NR ? tr->follow_of_nr[p->nr] : SIO_TRACK_NONE;
+	pid_t tgid = process_of(tr, tid);
+	if (track == SIO_TRACK_OPEN) {
+		char path[64];
+		struct stat st;
+		struct statfs sf;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%lld", (int)tid, (long long)rval);
+		if (stat(path, &st) == 0)
+			sio_records_open(&tr->records, tgid, (int)rval, (struct sio_file_id){st.st_dev, st.st_ino},
+					 statfs(path, &sf) == 0 ? (uint64_t)sf.f_bsize : 0);
+	} else if (track == SIO_TRACK_DUP) {
+		sio_records_dup(&tr->records, tgid, (int)p->arg0, (int)rval);
+	} else if (track == SIO_TRACK_SEEK) {
+		sio_records_seek(&tr->records, tgid, (int)p->arg0, rval);
+	}
+}
+
 /* What a thread is inside, taken at the call's entry, where its arguments
  * are: the counted index, the sides its bytes count on and each side's kind
  * of descriptor, in one int (the tracee table's value). */
@@ -108,8 +182,9 @@ static enum sio_kind fd_kind(pid_t tid, long long fd, bool *writable)
 	return sio_kind_of_mode(st.st_mode);
 }
 
-/* At the entry of counted syscall i with args: what its exit will count. */
-static int entered(struct tracer *tr, pid_t tid, unsigned i, const uint64_t *args)
+/* At the entry of counted syscall i with args: what its exit will count,
+ * and (into p) where each side that addresses a file accesses it. */
+static int entered(struct tracer *tr, pid_t tid, unsigned i, const uint64_t *args, struct pending *p)
 {
 	const struct io_syscall *sys = tr->sys[i];
 	enum sio_kind kind[2] = {SIO_KIND_UNKNOWN, SIO_KIND_UNKNOWN};
@@ -119,11 +194,45 @@ static int entered(struct tracer *tr, pid_t tid, unsigned i, const uint64_t *arg
 		kind[IO_READ] = kind[IO_WRITE] = fd_kind(tid, (long long)args[sys->fd_arg[0]], &writable);
 		sides = writable ? SIO_SIDE_WRITE : SIO_SIDE_READ;
 	} else {
-		for (int d = IO_READ; d <= IO_WRITE; d++)
-			if (sides & (1u << d))
-				kind[d] = fd_kind(tid, (long long)args[sys->fd_arg[d]], NULL);
+		for (int d = IO_READ; d <= IO_WRITE; d++) {
+			if (!(sides & (1u << d)))
+				continue;
+			kind[d] = fd_kind(tid, (long long)args[sys->fd_arg[d]], NULL);
+			if (p && sys->pos[d] != SIO_POS_NONE &&
+			    (kind[d] == SIO_KIND_FILE || kind[d] == SIO_KIND_BLOCKDEV)) {
+				p->fd[d] = (int64_t)args[sys->fd_arg[d]];
+				p->arg[d] = sys->pos_arg[d] >= 0 ? args[sys->pos_arg[d]] : 0;
+			}
+		}
 	}
 	return INSIDE(i, sides, kind[IO_READ], kind[IO_WRITE]);
+}
+
+static bool peek(pid_t tid, uint64_t addr, void *buf, size_t len);
+
+/* What the accesses of a counted call that returned bytes add to the
+ * access pattern, into call. */
+static void accessed(struct tracer *tr, pid_t tid, const struct pending *p, struct sio_call *call)
+{
+	const struct io_syscall *sys = tr->sys[call->i];
+	unsigned bits[2] = {0, 0};
+	for (int d = IO_READ; d <= IO_WRITE; d++) {
+		if (p->fd[d] < 0 || !(call->sides & (1u << d)))
+			continue;
+		int64_t start = SIO_RECORDS_AT_OFFSET;
+		if (sys->pos[d] == SIO_POS_ARG) {
+			start = (int64_t)p->arg[d];
+		} else if (sys->pos[d] == SIO_POS_PTR && p->arg[d]) {
+			int64_t after;
+			if (!peek(tid, p->arg[d], &after, sizeof(after)))
+				continue;
+			start = after - (int64_t)call->bytes;
+		}
+		bits[d] = sio_records_access(&tr->records, process_of(tr, tid), (int)p->fd[d], d, start,
+					     (int64_t)call->bytes);
+	}
+	call->pattern = bits[IO_READ] | bits[IO_WRITE];
+	call->switch2 = bits[IO_READ] & bits[IO_WRITE] & (1u << SIO_RW_SWITCHES);
 }
 
 /* Argument n (1-5) of the syscall a thread stopped at the exit of: the
@@ -193,13 +302,15 @@ static void aio_events(struct tracer *tr, pid_t tid, unsigned i, int64_t n)
 		if (!peek(tid, events + (uint64_t)k * sizeof(ev[0]), ev, (size_t)m * sizeof(ev[0])))
 			return;
 		for (int64_t j = 0; j < m; j++) {
-			unsigned char iocb[24];
+			unsigned char iocb[48];
 			uint16_t opcode;
 			uint32_t fd;
+			int64_t offset;
 			if (!peek(tid, ev[j].obj, iocb, sizeof(iocb)))
 				continue;
 			memcpy(&opcode, iocb + 16, sizeof(opcode));
 			memcpy(&fd, iocb + 20, sizeof(fd));
+			memcpy(&offset, iocb + 40, sizeof(offset)); /* aio_offset */
 			unsigned sides = sio_aio_sides(opcode);
 			if (!sides)
 				continue;
@@ -207,6 +318,10 @@ static void aio_events(struct tracer *tr, pid_t tid, unsigned i, int64_t n)
 			struct sio_call call = {.i = i, .is_error = sio_is_error(ev[j].res),
 						.bytes = (uint64_t)ev[j].res, .sides = sides,
 						.kind = {kind, kind}, .request = true};
+			/* the access pattern: at the iocb's offset */
+			if (!call.is_error && (kind == SIO_KIND_FILE || kind == SIO_KIND_BLOCKDEV))
+				call.pattern = sio_records_access(&tr->records, process_of(tr, tid), (int)fd,
+								  sides == SIO_SIDE_WRITE, offset, ev[j].res);
 			sio_record(tr->counts, &call);
 		}
 		k += m;
@@ -220,6 +335,12 @@ static void count_exit(struct tracer *tr, pid_t tid, int64_t inside,
 {
 	if (info->op != PTRACE_SYSCALL_INFO_EXIT || inside == NOT_IN_SYSCALL ||
 	    sio_restarting(info->exit.rval))
+		return;
+	int64_t *pv = pidmap_get(&tr->pending, tid);
+	struct pending *p = pv ? (struct pending *)(uintptr_t)*pv : NULL;
+	if (p && !info->exit.is_error)
+		follow_exit(tr, tid, p, info->exit.rval);
+	if (INSIDE_INDEX(inside) == TRACER_FOLLOW_ONLY)
 		return;
 	/* the time from the stop at its entry to this one (the tracer's own
 	 * delay at both included; a restarted call's from its restart) */
@@ -241,20 +362,34 @@ static void count_exit(struct tracer *tr, pid_t tid, int64_t inside,
 	};
 	if (!call.is_error && tr->sys[call.i]->msgvec)
 		call.bytes = mmsg_bytes(tid, call.bytes);
+	if (!call.is_error && p && (p->fd[IO_READ] >= 0 || p->fd[IO_WRITE] >= 0))
+		accessed(tr, tid, p, &call);
 	sio_record(tr->counts, &call);
 }
 
 /* A syscall-entry stop (attached only) or a syscall-exit stop. */
-/* A thread entered counted call i: what its exit will count, and when. */
-static int64_t entering(struct tracer *tr, pid_t tid, unsigned i, const uint64_t *args)
+/* A thread entered call nr, counted as i (or TRACER_FOLLOW_ONLY): what its
+ * exit will count, and when; a close is followed here, while its
+ * descriptor still names its file. */
+static int64_t entering(struct tracer *tr, pid_t tid, unsigned i, int nr, const uint64_t *args)
 {
+	struct pending *p = pending_of(tr, tid); /* out of memory: no pattern for this call */
+	if (p) {
+		p->nr = nr;
+		p->fd[0] = p->fd[1] = -1;
+		p->arg0 = args[0];
+	}
+	if (nr >= 0 && nr < TRACER_MAX_NR && tr->follow_of_nr[nr] == SIO_TRACK_CLOSE)
+		sio_records_close(&tr->records, process_of(tr, tid), (int)args[0]);
+	if (i == TRACER_FOLLOW_ONLY)
+		return INSIDE(i, 0, 0, 0);
 	int64_t now = clock_mono_ns();
 	int64_t *at = pidmap_get(&tr->entered, tid);
 	if (at)
 		*at = now;
 	else
 		pidmap_add(&tr->entered, tid, now); /* out of memory: the call is untimed */
-	return entered(tr, tid, i, args);
+	return entered(tr, tid, i, args, p);
 }
 
 static int syscall_stop(struct tracer *tr, pid_t pid, int64_t *inside)
@@ -266,7 +401,7 @@ static int syscall_stop(struct tracer *tr, pid_t pid, int64_t *inside)
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		bool ours = info.arch == SECCOMP_NATIVE_ARCH && info.entry.nr < TRACER_MAX_NR;
 		int i = ours ? tr->index_of_nr[info.entry.nr] : NOT_IN_SYSCALL;
-		*inside = i == NOT_IN_SYSCALL ? i : entering(tr, pid, (unsigned)i, info.entry.args);
+		*inside = i == NOT_IN_SYSCALL ? i : entering(tr, pid, (unsigned)i, (int)info.entry.nr, info.entry.args);
 		return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 	}
 	count_exit(tr, pid, *inside, &info);
@@ -279,6 +414,7 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 	if (!WIFSTOPPED(status)) {
 		pidmap_del(&tr->tracees, pid); /* exited or killed */
 		pidmap_del(&tr->entered, pid);
+		forget_thread(tr, pid, process_of(tr, pid) == pid);
 		return 0;
 	}
 	int64_t *inside = slot(tr, pid);
@@ -297,11 +433,13 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 	case PTRACE_EVENT_SECCOMP:
 		if ((r = event_msg(tr, pid, &msg)) != 0)
 			return r < 0 ? r : 0;
-		if (!tr->attach && msg - TRACER_SECCOMP_DATA < tr->counts->n) {
+		if (!tr->attach && (msg - TRACER_SECCOMP_DATA < tr->counts->n ||
+				    msg - TRACER_SECCOMP_DATA == TRACER_FOLLOW_ONLY)) {
 			struct __ptrace_syscall_info info;
 			if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) < 0)
 				return errno == ESRCH ? 0 : fail(tr, errno, "PTRACE_GET_SYSCALL_INFO", pid);
-			*inside = entering(tr, pid, (unsigned)(msg - TRACER_SECCOMP_DATA), info.seccomp.args);
+			*inside = entering(tr, pid, (unsigned)(msg - TRACER_SECCOMP_DATA), (int)info.seccomp.nr,
+					   info.seccomp.args);
 			return request(tr, PTRACE_SYSCALL, pid, 0, "resuming");
 		}
 		return resume(tr, pid, 0); /* a filter of the target's own */
@@ -314,7 +452,10 @@ static int on_stop(struct tracer *tr, pid_t pid, int status)
 		if (r == 0 && (pid_t)msg != pid) {
 			pidmap_del(&tr->tracees, (pid_t)msg);
 			pidmap_del(&tr->entered, (pid_t)msg);
+			forget_thread(tr, (pid_t)msg, false);
 		}
+		/* a new image: a new Darshan, no record of anything */
+		sio_records_forget(&tr->records, process_of(tr, pid));
 		if (!(inside = slot(tr, pid)))
 			return fail(tr, ENOMEM, "tracking thread", pid);
 		*inside = NOT_IN_SYSCALL;
@@ -547,6 +688,12 @@ void tracer_stop(struct tracer *tr)
 			tr->running = false;
 			pidmap_free(&tr->tracees);
 			pidmap_free(&tr->entered);
+			for (size_t k = 0; k < tr->pending.cap; k++)
+				if (tr->pending.slot[k].pid)
+					free((void *)(uintptr_t)tr->pending.slot[k].value);
+			pidmap_free(&tr->pending);
+			pidmap_free(&tr->tgid_of);
+			sio_records_free(&tr->records);
 			return;
 		}
 	} while (clock_mono_ns() < deadline);

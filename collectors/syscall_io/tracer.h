@@ -29,12 +29,16 @@
 #include "log.h"
 #include "pidmap.h"
 #include "sio_counts.h"
+#include "sio_records.h"
 
 /* SECCOMP_RET_DATA of the filter's return for counted syscall 0 (1 for the
  * next, ...): tells our stops from those of a filter the target installs. */
 #define TRACER_SECCOMP_DATA 0x4900
 /* Syscall numbers below this map to a counted index in attach mode. */
 #define TRACER_MAX_NR 512
+/* The index of a call stopped at only for the access pattern's records
+ * (io_syscalls.h: sio_followed): counted nowhere. */
+#define TRACER_FOLLOW_ONLY SIO_MAX_SYSCALLS
 
 struct tracer {
 	/* Set by the caller before tracer_start(). */
@@ -43,7 +47,8 @@ struct tracer {
 	pid_t skip; /* attached: a process left out with its descendants (iopsample) */
 	struct sio_counts *counts;
 	const struct io_syscall *sys[SIO_MAX_SYSCALLS]; /* each counted index's */
-	int8_t index_of_nr[TRACER_MAX_NR]; /* attach mode: counted index or -1 */
+	int8_t index_of_nr[TRACER_MAX_NR]; /* attach mode: counted index, TRACER_FOLLOW_ONLY or -1 */
+	uint8_t follow_of_nr[TRACER_MAX_NR]; /* enum sio_track of each syscall */
 
 	/* The thread's own. */
 	pthread_t thread;
@@ -53,6 +58,12 @@ struct tracer {
 	bool spin; /* poll briefly for the next stop before sleeping */
 	struct pidmap tracees; /* tid -> the counted call it is inside (tracer.c: INSIDE), or -1 */
 	struct pidmap entered; /* tid -> CLOCK_MONOTONIC ns when it entered that call */
+	/* the access pattern: Darshan's records of each process, the process
+	 * of each thread, and each thread's call under way (tracer.c: struct
+	 * pending, its pointer) */
+	struct sio_records records;
+	struct pidmap tgid_of;
+	struct pidmap pending;
 	_Atomic int stopping;
 	_Atomic int finished;
 	struct errbuf err; /* err.msg is set when finished with a failure */

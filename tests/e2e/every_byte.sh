@@ -99,11 +99,8 @@ if engine == "psync":
     for f, want in (("calls", job["read"]["total_ios"]), ("bytes", job["read"]["io_bytes"])):
         extra = by("pread64", f) - want
         expect(extra == by("pread64", f, loader), "pread64 %s: %d beyond fio's, the loader's %d" % (f, extra, by("pread64", f, loader)))
-# the families: io_uring under ptrace only; and the access pattern, which
-# ptrace does not count
-families = {k: v for k, v in unseen.items() if k != "access_pattern"}
-expect(("io_uring" in families) == (backend == "ptrace") and len(families) == (backend == "ptrace"), "unseen %s" % unseen)
-expect(("access_pattern" in unseen) == (backend == "ptrace"), "access_pattern unseen %s" % unseen)
+# the families: io_uring under ptrace only; the access pattern both count
+expect(("io_uring" in unseen) == (backend == "ptrace") and len(unseen) == (backend == "ptrace"), "unseen %s" % unseen)
 print(said)
 PY
 }

@@ -6,7 +6,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
-fio-io_uring, metawork, patwork, darwork, throttled, controllers, verdict, causes, causes-dirty,
+fio-io_uring, metawork, patwork, darwork, darwork-ptrace, throttled, controllers, verdict, causes, causes-dirty,
 causes-outside, causes-loader, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
 calls); DARWORK_DARSHAN Darshan's POSIX counters of darwork run on this
@@ -177,15 +177,16 @@ def check_known(workload):
     return exact.pattern_matches(ep, w)
 
 
-def check_darwork():
-    """syscall_io's access pattern of darwork's every case against Darshan's
-    counters of the same program on this host (the child case reads a
-    descriptor it inherited: calls and bytes are not Darshan's there)."""
-    ep = episode("darwork")
+def check_darwork(backend):
+    """syscall_io's access pattern of darwork's every case, under backend,
+    against Darshan's counters of the same program on this host (the child
+    case reads a descriptor it inherited: calls and bytes are not Darshan's
+    there)."""
+    ep = episode("darwork" if backend == "ebpf" else "darwork-" + backend)
     s = ep.manifest["sources"]["syscall_io"]
-    if not allowed("syscall_io"):
+    if backend == "ebpf" and not allowed("syscall_io"):
         return declined("syscall_io", s["error"])
-    expect(s["status"] == "ok" and s["backend"] == "ebpf", "darwork: %s" % s["error"])
+    expect(s["status"] == "ok" and s["backend"] == backend, "darwork: %s" % s["error"])
     return exact.darshan_matches(ep, json.load(open(sys.argv[4])), inherited=True)
 
 
@@ -245,9 +246,6 @@ def reason_for(src, m, field):
         fam = field.split(".")[1] if field.startswith("by_syscall.") else None
         if fam in ("aio", "io_uring") and field.endswith(".time_ns"):
             return "requests, not calls: no call time (docs/data-model.md)"
-        if field in ("consec_reads", "seq_reads", "consec_writes", "seq_writes", "rw_switches",
-                     "unaligned_reads", "unaligned_writes"):
-            return m.get("unseen", {}).get("access_pattern")
         return m.get("unseen", {}).get(fam) if fam else None
     if src == "perf_event":
         for ev in m["events"]:
@@ -322,7 +320,7 @@ checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
           "netio-ptrace": lambda: check_workload("netio", "ptrace"),
           "fio-libaio": lambda: check_fio("libaio"), "fio-io_uring": lambda: check_fio("io_uring"),
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
-          "darwork": check_darwork,
+          "darwork": lambda: check_darwork("ebpf"), "darwork-ptrace": lambda: check_darwork("ptrace"),
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
