@@ -31,6 +31,8 @@ void sio_record(struct sio_counts *c, const struct sio_call *call)
 			if (!(call->sides & (1u << d)))
 				continue;
 			bump(&c->hist[d][log2_bucket(call->bytes)], 1);
+			if (call->kind[d] == SIO_KIND_FILE)
+				bump(&c->file_hist[d][log2_bucket(call->bytes)], 1);
 			bump(&c->kind_calls[d][call->kind[d]], 1);
 			bump(&c->kind_bytes[d][call->kind[d]], call->bytes);
 			if (call->timed) {
@@ -76,6 +78,7 @@ void sio_snapshot(const struct sio_counts *c, struct sio_totals *out)
 		copy(out->kind_bytes[0], c->kind_bytes[0], SIO_KINDS);
 		copy(out->kind_bytes[1], c->kind_bytes[1], SIO_KINDS);
 		copy(out->pattern, c->pattern, SIO_PATTERNS);
+		copy(&out->file_hist[0][0], &c->file_hist[0][0], 2 * SIO_HIST_BUCKETS);
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&c->seq, memory_order_relaxed) == s)
 			return;

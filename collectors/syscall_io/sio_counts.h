@@ -31,6 +31,7 @@ struct sio_totals {
 	uint64_t kind_calls[2][SIO_KINDS]; /* [enum io_dir][enum sio_kind] */
 	uint64_t kind_bytes[2][SIO_KINDS];
 	uint64_t pattern[SIO_PATTERNS];    /* [enum sio_pattern] */
+	uint64_t file_hist[2][SIO_HIST_BUCKETS]; /* [enum io_dir]: regular files' calls alone, by size */
 };
 
 /* A side's calls and bytes (enum io_dir): every call that counts on a side
@@ -66,6 +67,7 @@ struct sio_counts {
 	_Atomic uint64_t kind_calls[2][SIO_KINDS];
 	_Atomic uint64_t kind_bytes[2][SIO_KINDS];
 	_Atomic uint64_t pattern[SIO_PATTERNS];
+	_Atomic uint64_t file_hist[2][SIO_HIST_BUCKETS];
 };
 
 /* One returned call as the tracer saw it. */

@@ -203,10 +203,10 @@ static int ebpf_snapshot(void *state, struct sio_totals *out, struct errbuf *why
 	if (r < 0)
 		return r;
 	const struct sio_slot *sum = ebpf_slots_read(&e->slots);
-	_Static_assert(offsetof(struct sio_slot, pattern) - offsetof(struct sio_slot, calls) ==
-			       offsetof(struct sio_totals, pattern) &&
-		       sizeof(sum->pattern) == sizeof(out->pattern) &&
-		       sizeof(*out) == offsetof(struct sio_totals, pattern) + sizeof(out->pattern),
+	_Static_assert(offsetof(struct sio_slot, file_hist) - offsetof(struct sio_slot, calls) ==
+			       offsetof(struct sio_totals, file_hist) &&
+		       sizeof(sum->file_hist) == sizeof(out->file_hist) &&
+		       sizeof(*out) == offsetof(struct sio_totals, file_hist) + sizeof(out->file_hist),
 		       "struct sio_totals is struct sio_slot after its sequence words");
 	memcpy(out, &sum->calls, sizeof(*out));
 	return 0;

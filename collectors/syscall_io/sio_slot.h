@@ -32,6 +32,7 @@ struct sio_slot {
 	__u64 kind_calls[2][SIO_KINDS];
 	__u64 kind_bytes[2][SIO_KINDS];
 	__u64 pattern[SIO_PATTERNS];
+	__u64 file_hist[2][SIO_HIST_BUCKETS]; /* a side's calls on regular files alone, by size */
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 
 /* Whose history of which file (sio_files): the process (its tgid, the

@@ -418,6 +418,8 @@ static __always_inline void add_side(struct sio_slot *s, int d, __u64 bytes, __u
 	if (kind >= SIO_KINDS)
 		kind = SIO_KIND_UNKNOWN;
 	EBPF_SLOT_ADD(&s->hist[d][bucket], 1);
+	if (kind == SIO_KIND_FILE)
+		EBPF_SLOT_ADD(&s->file_hist[d][bucket], 1);
 	EBPF_SLOT_ADD(&s->kind_calls[d][kind], 1);
 	EBPF_SLOT_ADD(&s->kind_bytes[d][kind], bytes);
 	if (ns < SIO_NS_REQUEST) {

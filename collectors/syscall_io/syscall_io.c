@@ -28,6 +28,7 @@ struct syscall_io {
 	json_t *meta_calls, *meta_errors;
 	json_t *time[SIO_TIME_HISTS]; /* read_time_ns, write_time_ns, meta_time_ns */
 	json_t *hist[2][SIO_HIST_BUCKETS];
+	json_t *file_hist[2][SIO_HIST_BUCKETS]; /* regular files alone */
 	json_t *time_hist[SIO_TIME_HISTS][SIO_HIST_BUCKETS];
 	/* calls, bytes (NULL for a metadata call), errors, time_ns (NULL for
 	 * aio and io_uring: requests, not calls) */
@@ -257,6 +258,10 @@ static void add_fields(struct syscall_io *s, const struct sio_config *cfg, json_
 		snprintf(key, sizeof(key), "%s_size_hist", dir_name[d]);
 		json_object_set_new(row, key, zeros(s->hist[d], SIO_HIST_BUCKETS));
 	}
+	for (int d = IO_READ; d <= IO_WRITE; d++) {
+		snprintf(key, sizeof(key), "file_%s_size_hist", dir_name[d]);
+		json_object_set_new(row, key, zeros(s->file_hist[d], SIO_HIST_BUCKETS));
+	}
 	for (int d = 0; d < SIO_TIME_HISTS; d++) {
 		snprintf(key, sizeof(key), "%s_time_hist", dir_name[d]);
 		json_object_set_new(row, key, zeros(s->time_hist[d], SIO_HIST_BUCKETS));
@@ -378,6 +383,9 @@ static int sio_sample(void *state, struct errbuf *why)
 		json_integer_set(s->time[d], (json_int_t)(now.side_time_ns[d] - s->prev.side_time_ns[d]));
 		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
 			json_integer_set(s->hist[d][b], (json_int_t)(now.hist[d][b] - s->prev.hist[d][b]));
+		for (int b = 0; b < SIO_HIST_BUCKETS; b++)
+			json_integer_set(s->file_hist[d][b],
+					 (json_int_t)(now.file_hist[d][b] - s->prev.file_hist[d][b]));
 		for (int k = 0; k < SIO_KINDS; k++) {
 			json_integer_set(s->by_kind[k][d][0],
 					 (json_int_t)(now.kind_calls[d][k] - s->prev.kind_calls[d][k]));

@@ -143,17 +143,30 @@ def html_view(table, views, verdict=None):
         _STYLE, head, "".join(parts), e(table["note"]))
 
 
-def size_histograms(totals):
-    """syscall_io's size histograms over the episode: {"read": [32 counts],
-    "write": [...]}, or None when syscall_io did not run."""
-    out = {}
-    for side in ("read", "write"):
-        key = "syscall_io.%s_size_hist." % side
-        counts = [totals.get(key + str(i)) for i in range(HIST_BUCKETS)]
-        if any(c is None for c in counts):
-            return None
-        out[side] = counts
-    return out
+def size_histograms(totals, everything=False):
+    """syscall_io's size histograms over the episode, counting what the
+    table counts: {"read": [32 counts], "write": [...], "what": words}, of
+    regular files alone (file_read_size_hist, file_write_size_hist), or of
+    every descriptor with everything (read_size_hist, write_size_hist); None
+    when syscall_io did not run. An episode of an iopsample before the
+    file histograms gives every descriptor's, and says so."""
+    def hists(prefix):
+        out = {}
+        for side in ("read", "write"):
+            key = "syscall_io.%s%s_size_hist." % (prefix, side)
+            counts = [totals.get(key + str(i)) for i in range(HIST_BUCKETS)]
+            if any(c is None for c in counts):
+                return None
+            out[side] = counts
+        return out
+    files = None if everything else hists("file_")
+    if files is not None:
+        return dict(files, what="regular files only (--all: every descriptor)")
+    every = hists("")
+    if every is None:
+        return None
+    return dict(every, what="every descriptor" + ("" if everything else
+                                                  " (this episode has no files-only histograms)"))
 
 
 def bucket_bounds(i):
@@ -199,6 +212,6 @@ def histogram_figure(hists):
     ax_ops.set_ylabel("operations")
     ax_bytes.set_title("bytes moved by size (between the bucket's bounds)")
     ax_bytes.set_ylabel("bytes")
-    fig.suptitle("syscall_io's size histograms: every descriptor (they are not split by kind)", fontsize=10)
+    fig.suptitle("syscall_io's size histograms: %s" % hists.get("what", "every descriptor"), fontsize=10)
     fig.tight_layout()
     return fig

@@ -171,7 +171,7 @@ class IopsMagics(Magics):
                 raw=True)
         if not args.histogram:
             return
-        hists = view.size_histograms(totals)
+        hists = view.size_histograms(totals, args.everything)
         if hists is None:
             entry = ep.manifest["sources"].get("syscall_io", {})
             print("no histogram: syscall_io did not run (%s)" % (entry.get("error") or "not among --sources"))

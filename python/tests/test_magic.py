@@ -119,3 +119,35 @@ def test_unload_ext_removes_the_magics(ip):
     finally:
         ip.run_line_magic("load_ext", "iopsample")
     assert "iops" in ip.magics_manager.magics["cell"]
+
+
+def test_histograms_count_what_the_table_counts(ip, tmp_path):
+    """Files only by default, as the table; every descriptor with --all:
+    the cell writes 3 times to a file and 2 times to a pipe."""
+    from iopsample import display
+    ip.user_ns["path"] = str(tmp_path / "h.bin")
+    with capture_output():
+        ip.run_cell("%%iops -o --sources proc_io,syscall_io --save " + str(tmp_path / "eps") + "\n"
+                    "import os\n"
+                    "fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)\n"
+                    "files = [os.write(fd, b'h' * n) for n in (10, 5000, 70000)]\n"
+                    "r, w = os.pipe()\n"
+                    "pipes = [os.write(w, b'p' * n) for n in (3, 300)]\n"
+                    "for x in (fd, r, w): os.close(x)\n")
+    ep = ip.user_ns["_"]
+    totals = ep.totals()
+    files = display.size_histograms(totals)
+    every = display.size_histograms(totals, everything=True)
+    t_files = view_rows(display.iops_table(ep.manifest, totals, 1.0))
+    t_every = view_rows(display.iops_table(ep.manifest, totals, 1.0, everything=True))
+    assert sum(files["write"]) == int(t_files["Write Operations"]) == len(ip.user_ns["files"])
+    assert sum(every["write"]) == int(t_every["Write Operations"]) >= len(ip.user_ns["files"]) + 2
+    # each write in its log2 bucket (docs/data-model.md: n bytes in bucket n.bit_length())
+    want = [0] * display.HIST_BUCKETS
+    for n in ip.user_ns["files"]:
+        want[n.bit_length()] += 1
+    assert files["write"] == want and "files only" in files["what"]
+
+
+def view_rows(table):
+    return {label: value.replace(",", "") for label, value in table["rows"]}
