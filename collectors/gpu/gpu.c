@@ -368,6 +368,7 @@ static int probe_nvml(struct gpu_config *cfg, int64_t interval_ns, json_t *manif
 		g->nvml = nv;
 		g->interval_ns = interval_ns;
 		g->warnings = json_array();
+		g->n = n; /* what gpu_free frees */
 		json_t *gpus = json_array();
 		cfg->nuuid = n;
 		for (size_t i = 0; i < n; i++) {
