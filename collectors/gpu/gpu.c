@@ -293,7 +293,8 @@ static int64_t tree_processes(struct gpu *g)
 		if (g->dev[i].row_known[F_TREE_PROCS])
 			for (unsigned j = 0; j < g->dev[i].ntree_pids; j++)
 				g->union_pids[k++] = g->dev[i].tree_pids[j];
-	qsort(g->union_pids, k, sizeof(pid_t), cmp_pid);
+	if (k > 1) /* no list at all: qsort's pointer may not be NULL */
+		qsort(g->union_pids, k, sizeof(pid_t), cmp_pid);
 	int64_t distinct = 0;
 	for (size_t j = 0; j < k; j++)
 		distinct += j == 0 || g->union_pids[j] != g->union_pids[j - 1];
