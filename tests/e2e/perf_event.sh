@@ -124,9 +124,12 @@ expect(total <= wall * $NCPU, "task_clock %d ns > %d ns of wall time x $NCPU CPU
 # wall clock: a host that stalls the VM lowers both alike
 ru = ep.manifest["target"]["rusage"]
 cpu = ru["user_ns"] + ru["system_ns"]
-expect(total >= cpu * 0.95, "task_clock %d ns: the spinning threads are missing (wait4: %d ns of CPU)" % (total, cpu))
-# (wait4 also counts the target's time before its counters were enabled:
-# the fork and the start barrier; task-clock cannot exceed it)
+# wait4 also counts the target's time before its counters were enabled:
+# the fork and the start barrier, run by iopsample's own code in the child;
+# under make asan that code is instrumented, and has taken 9 ms of 160 (so
+# 10 % there, 5 % for the plain build); task-clock cannot exceed it
+low = 0.90 if "${IOPSAMPLE_ASAN:-}" else 0.95
+expect(total >= cpu * low, "task_clock %d ns: the spinning threads are missing (wait4: %d ns of CPU)" % (total, cpu))
 expect(total <= cpu * 1.05, "task_clock %d ns: more than wait4's %d ns of CPU" % (total, cpu))
 for r in rows:
     expect(r["task_clock"] <= r["interval_ns"] * $NCPU + 2000000,
