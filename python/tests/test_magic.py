@@ -151,3 +151,18 @@ def test_histograms_count_what_the_table_counts(ip, tmp_path):
 
 def view_rows(table):
     return {label: value.replace(",", "") for label, value in table["rows"]}
+
+
+def test_the_table_says_when_ptrace_slowed_the_code(binary, tmp_path):
+    from conftest import record
+    from iopsample import display
+    import iopsample
+    notes = {}
+    for backend in ("ptrace", "ebpf"):
+        if backend == "ebpf" and os.geteuid() != 0:
+            continue
+        ep = iopsample.Episode(record(binary, str(tmp_path), backend, {"syscall_io": {"backend": backend}},
+                                      ["dd", "if=/dev/zero", "of=/dev/null", "count=5"]))
+        notes[backend] = display.iops_table(ep.manifest, ep.totals(), 0.1)["note"]
+    assert "traced the code with ptrace" in notes["ptrace"] and "ran slower" in notes["ptrace"]
+    assert "ptrace" not in notes.get("ebpf", "")
