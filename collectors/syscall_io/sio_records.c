@@ -152,7 +152,7 @@ unsigned sio_records_access(struct sio_records *r, pid_t tgid, int fd, int d, in
 	struct sio_rec_slot *rec = record_of(r, tgid, fd);
 	if (!rec)
 		return 0;
-	if (start == SIO_RECORDS_AT_OFFSET)
+	if (start == SIO_AT_RECORD_OFFSET)
 		start = rec->v.rec.st.offset;
 	return sio_pattern_step(&rec->v.rec.st, d, start, len, rec->v.rec.blksize);
 }

@@ -29,10 +29,6 @@ struct sio_records {
 	size_t used; /* live slots and tombstones */
 };
 
-/* An access that starts at the record's offset (read, write, readv, writev,
- * a zero-copy call's side without an offset of its own). */
-#define SIO_RECORDS_AT_OFFSET INT64_MIN
-
 /* Process tgid opened descriptor fd on file id, whose file system's block
  * size is blksize: the descriptor known, the file's record made or reset
  * (its last kind kept). 0 or -ENOMEM. */
@@ -45,7 +41,7 @@ void sio_records_seek(struct sio_records *r, pid_t tgid, int fd, int64_t off);
  * longer known. */
 void sio_records_close(struct sio_records *r, pid_t tgid, int fd);
 /* An access through fd on side d (enum io_dir) of len bytes at start (or
- * SIO_RECORDS_AT_OFFSET): what it adds to the pattern (1 << enum
+ * SIO_AT_RECORD_OFFSET): what it adds to the pattern (1 << enum
  * sio_pattern, or-ed), 0 when fd is not known. */
 unsigned sio_records_access(struct sio_records *r, pid_t tgid, int fd, int d, int64_t start, int64_t len);
 /* Process tgid exec'd or ended: all it knew goes. */

@@ -226,6 +226,11 @@ static inline unsigned sio_pattern_step(struct sio_fstate *st, int d, long long 
 	return add;
 }
 
+/* Where an access starts when it starts at the record's offset (read,
+ * write, readv, writev; a zero-copy side without an offset of its own):
+ * no offset an access can be given. */
+#define SIO_AT_RECORD_OFFSET (-0x7fffffffffffffffLL - 1)
+
 /* The calls Darshan's record follows besides the accesses. */
 enum sio_track {
 	SIO_TRACK_NONE,

@@ -308,12 +308,9 @@ static __always_inline struct sio_fd_key fd_key(const struct sio_file_facts *fi,
 	return k;
 }
 
-/* An access that starts at the record's offset (sio_rules.h). */
-#define SIO_AT_RECORD ((__s64)1 << 63)
-
 /* What an access to a file (fi) adds to the pattern (enum sio_pattern
  * bits), the process's record of the file updated: side d, start (or
- * SIO_AT_RECORD) and len in bytes. Only regular files and block devices
+ * SIO_AT_RECORD_OFFSET) and len in bytes. Only regular files and block devices
  * count, and only those the process opened: Darshan has no record of the
  * others. */
 static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 d, __s64 start,
@@ -325,7 +322,7 @@ static __always_inline __u32 file_access(const struct sio_file_facts *fi, __u32 
 	struct sio_fstate *fs = bpf_map_lookup_elem(&sio_files, &fi->key);
 	if (!fs)
 		return 0;
-	if (start == SIO_AT_RECORD)
+	if (start == SIO_AT_RECORD_OFFSET)
 		start = fs->offset;
 	return sio_pattern_step(fs, d & 1, start, len, fi->blksize);
 }
@@ -344,7 +341,7 @@ __attribute__((noinline)) __u32 sio_access(long fd, unsigned long arg, __u32 how
 	struct sio_fd_key fk = fd_key(&fi, fd);
 	if (!bpf_map_lookup_elem(&sio_fds, &fk)) /* not a descriptor Darshan knows */
 		return kind;
-	__s64 start = SIO_AT_RECORD;
+	__s64 start = SIO_AT_RECORD_OFFSET;
 	if (how == SIO_POS_ARG) {
 		start = arg;
 	} else if (how == SIO_POS_PTR && arg) {

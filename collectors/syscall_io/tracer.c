@@ -219,7 +219,7 @@ static void accessed(struct tracer *tr, pid_t tid, const struct pending *p, stru
 	for (int d = IO_READ; d <= IO_WRITE; d++) {
 		if (p->fd[d] < 0 || !(call->sides & (1u << d)))
 			continue;
-		int64_t start = SIO_RECORDS_AT_OFFSET;
+		int64_t start = SIO_AT_RECORD_OFFSET;
 		if (sys->pos[d] == SIO_POS_ARG) {
 			start = (int64_t)p->arg[d];
 		} else if (sys->pos[d] == SIO_POS_PTR && p->arg[d]) {

@@ -12,7 +12,7 @@ static const struct sio_file_id A = {8, 100}, B = {8, 200};
 TEST(a_descriptor_it_did_not_open_counts_nothing)
 {
 	struct sio_records r = {0};
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_RECORDS_AT_OFFSET, 100), 0u);
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_AT_RECORD_OFFSET, 100), 0u);
 	EXPECT_EQ(sio_records_open(&r, 10, 3, A, 4096), 0);
 	/* another process's descriptor 3 is not this one's */
 	EXPECT_EQ(sio_records_access(&r, 11, 3, IO_READ, 1, 100), 0u);
@@ -24,15 +24,15 @@ TEST(reads_start_at_the_records_offset_which_pread_moves)
 	struct sio_records r = {0};
 	EXPECT_EQ(sio_records_open(&r, 10, 3, A, 4096), 0);
 	/* read of 100 at 0: neither sequential nor consecutive, aligned */
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_RECORDS_AT_OFFSET, 100), 0u);
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_AT_RECORD_OFFSET, 100), 0u);
 	/* pread at 8192: sequential; the offset is now 8292 */
 	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, 8192, 100), BIT(SIO_SEQ_READS));
 	/* a read() starts at 8292: right after the last byte, unaligned */
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_RECORDS_AT_OFFSET, 10),
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_AT_RECORD_OFFSET, 10),
 		  BIT(SIO_SEQ_READS) | BIT(SIO_CONSEC_READS) | BIT(SIO_UNALIGNED_READS));
 	/* a write switches; lseek sets the offset */
 	sio_records_seek(&r, 10, 3, 4096);
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_WRITE, SIO_RECORDS_AT_OFFSET, 4096),
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_WRITE, SIO_AT_RECORD_OFFSET, 4096),
 		  BIT(SIO_SEQ_WRITES) | BIT(SIO_RW_SWITCHES));
 	/* -1 as given (preadv2): unaligned, before the last byte */
 	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, -1, 10), BIT(SIO_RW_SWITCHES) | BIT(SIO_UNALIGNED_READS));
@@ -44,13 +44,13 @@ TEST(dup_shares_the_record_and_close_resets_the_last_bytes)
 	struct sio_records r = {0};
 	EXPECT_EQ(sio_records_open(&r, 10, 3, A, 4096), 0);
 	EXPECT_EQ(sio_records_dup(&r, 10, 3, 7), 0);
-	EXPECT_EQ(sio_records_access(&r, 10, 7, IO_READ, SIO_RECORDS_AT_OFFSET, 50), 0u);
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_RECORDS_AT_OFFSET, 50),
+	EXPECT_EQ(sio_records_access(&r, 10, 7, IO_READ, SIO_AT_RECORD_OFFSET, 50), 0u);
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_AT_RECORD_OFFSET, 50),
 		  BIT(SIO_SEQ_READS) | BIT(SIO_CONSEC_READS) | BIT(SIO_UNALIGNED_READS));
 	/* closing the twin: last bytes to 0, the offset (100) stays */
 	sio_records_close(&r, 10, 7);
-	EXPECT_EQ(sio_records_access(&r, 10, 7, IO_READ, SIO_RECORDS_AT_OFFSET, 50), 0u); /* gone */
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_RECORDS_AT_OFFSET, 50),
+	EXPECT_EQ(sio_records_access(&r, 10, 7, IO_READ, SIO_AT_RECORD_OFFSET, 50), 0u); /* gone */
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_READ, SIO_AT_RECORD_OFFSET, 50),
 		  BIT(SIO_SEQ_READS) | BIT(SIO_UNALIGNED_READS));
 	/* a dup of an unknown descriptor knows nothing */
 	EXPECT_EQ(sio_records_dup(&r, 10, 5, 6), 0);
@@ -62,7 +62,7 @@ TEST(an_open_again_resets_all_but_the_last_kind)
 {
 	struct sio_records r = {0};
 	EXPECT_EQ(sio_records_open(&r, 10, 3, B, 512), 0);
-	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_WRITE, SIO_RECORDS_AT_OFFSET, 1000), 0u);
+	EXPECT_EQ(sio_records_access(&r, 10, 3, IO_WRITE, SIO_AT_RECORD_OFFSET, 1000), 0u);
 	EXPECT_EQ(sio_records_open(&r, 10, 4, B, 512), 0);
 	/* at 1: consecutive after byte 0; a switch from the write before the open */
 	EXPECT_EQ(sio_records_access(&r, 10, 4, IO_READ, 1, 10),
