@@ -17,6 +17,7 @@ int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *ove
 	if (!map)
 		return errbuf_set(why, ENOENT, "the eBPF object has no tree map");
 	t->map_fd = bpf_map__fd(map);
+	t->starts = bpf_map__value_size(map) == sizeof(__u64);
 	t->overflow = overflow;
 	return 0;
 }
@@ -38,7 +39,8 @@ static int join(struct ebpf_tree *t, pid_t pid, pid_t parent)
 		return 0;
 	__u32 key = (__u32)pid;
 	__u8 member = 1;
-	if (bpf_map_update_elem(t->map_fd, &key, &member, BPF_ANY) < 0)
+	__u64 start = TREE_SEEDED;
+	if (bpf_map_update_elem(t->map_fd, &key, t->starts ? (void *)&start : &member, BPF_ANY) < 0)
 		return -errno;
 	if (procfs_read_stat(pid, &after) == 0 && alive(&after) &&
 	    after.starttime == before.starttime)

@@ -13,6 +13,7 @@
 
 struct ebpf_tree {
 	int map_fd;
+	bool starts; /* the map keeps start times (TREE_UNTIL_REAPED) */
 	const __u64 *overflow; /* the program's tree_overflow, in its mapped .bss */
 };
 

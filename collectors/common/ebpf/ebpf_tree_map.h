@@ -7,4 +7,8 @@
  * about 1 MiB of kernel memory, and no allocation in the fork path. */
 #define EBPF_TREE_MAX 16384
 
+/* A seeded process's value in a map of start times (TREE_UNTIL_REAPED):
+ * not known yet (no process starts 1 ns after boot). */
+#define TREE_SEEDED 1
+
 #endif

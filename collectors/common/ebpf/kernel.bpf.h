@@ -29,9 +29,6 @@ struct thread_info {
 	__u32 status;
 } __attribute__((preserve_access_index));
 
-struct signal_struct {
-	atomic_t live; /* threads of the group not yet in do_exit() */
-} __attribute__((preserve_access_index));
 
 /* A descriptor's open file (syscall_io's by_kind), its inode and its file
  * system (the access pattern's file and block size) */
@@ -178,15 +175,56 @@ struct files_struct {
 	struct fdtable *fdt;
 } __attribute__((preserve_access_index));
 
+/* A task's I/O counters, what /proc/PID/io sums (proc_io) */
+struct task_io_accounting {
+	__u64 rchar, wchar, syscr, syscw;
+	__u64 read_bytes, write_bytes, cancelled_write_bytes;
+} __attribute__((preserve_access_index));
+
+/* The seqlock that a thread's release and a child's reap write under
+ * (seqlock_t: seqcount_spinlock_t from Linux 5.10) */
+struct seqcount {
+	unsigned sequence;
+} __attribute__((preserve_access_index));
+
+struct seqcount_spinlock {
+	struct seqcount seqcount;
+} __attribute__((preserve_access_index));
+
+typedef struct {
+	struct seqcount_spinlock seqcount;
+} __attribute__((preserve_access_index)) seqlock_t;
+
+struct signal_struct {
+	atomic_t live; /* threads of the group not yet in do_exit() */
+	seqlock_t stats_lock;
+	struct task_io_accounting ioac; /* its released threads' and reaped children's */
+} __attribute__((preserve_access_index));
+
+struct pid;
+
 struct task_struct {
 	struct thread_info thread_info;
 	int pid;
 	int tgid;
+	int exit_state; /* EXIT_ZOMBIE, EXIT_DEAD, or 0 */
 	struct task_struct *group_leader;
+	struct pid *thread_pid; /* NULL once it is released */
 	__u64 start_time;   /* CLOCK_MONOTONIC ns at its fork */
 	__u64 self_exec_id; /* its execs (u64 since Linux 5.7) */
 	struct signal_struct *signal;
 	struct files_struct *files;
+	struct task_io_accounting ioac;
+} __attribute__((preserve_access_index));
+
+/* The task iterator's context (iter/task, Linux 5.8) */
+struct bpf_iter_meta {
+	__u64 seq_num;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task; /* NULL at the end of the walk */
 } __attribute__((preserve_access_index));
 
 /* The block layer (block_io) */

@@ -14,18 +14,34 @@
  *         stranger.
  *
  * Threads need nothing: they share their process's tgid, an exec from a
- * non-leader thread included. */
+ * non-leader thread included.
+ *
+ * A source that reads zombies too (proc_io's task iterator: a zombie's
+ * counts are the tree's until it is reaped) defines TREE_UNTIL_REAPED
+ * before including this. Then no exit takes a process out: the source
+ * does, once the process is freed, and since its pid may be another's by
+ * then, the map keeps each process's start time (TREE_SEEDED for one
+ * seeded from /proc, until the source has seen it), and an entry whose
+ * start time is not the process's names a stranger. */
 #ifndef IOPSAMPLE_TREE_BPF_H
 #define IOPSAMPLE_TREE_BPF_H
 
 #include "common/ebpf/ebpf_tree_map.h"
 #include "common/ebpf/kernel.bpf.h"
 
+#ifdef TREE_UNTIL_REAPED
+typedef __u64 tree_value_t;
+#define TREE_VALUE(child) ((child)->start_time)
+#else
+typedef __u8 tree_value_t;
+#define TREE_VALUE(child) 1
+#endif
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EBPF_TREE_MAX);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, tree_value_t);
 } tree SEC(".maps");
 
 /* Forks that could not join a full map: the sampler fails rather than miss
@@ -42,7 +58,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(iops_tree_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, tgid = child->tgid;
-	__u8 member = 1;
+	tree_value_t member = TREE_VALUE(child);
 	if (tgid == ptgid || !bpf_map_lookup_elem(&tree, &ptgid))
 		return 0;
 	if (bpf_map_update_elem(&tree, &tgid, &member, BPF_ANY) < 0)
@@ -50,6 +66,7 @@ int BPF_PROG(iops_tree_fork, struct task_struct *parent, struct task_struct *chi
 	return 0;
 }
 
+#ifndef TREE_UNTIL_REAPED
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(iops_tree_exit, struct task_struct *task)
 {
@@ -58,5 +75,6 @@ int BPF_PROG(iops_tree_exit, struct task_struct *task)
 		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
 }
+#endif
 
 #endif
