@@ -25,7 +25,7 @@ target:
             --pause-ms, "20", --tag, $TAG]
   stdout: file
 sources:
-  proc_io: {interval: 20ms}
+  proc_io: {interval: 20ms, backend: procfs}
   taskstats: {interval: 20ms}
 EOY
 	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
@@ -127,7 +127,7 @@ walk_keeps_files_open() {
 	cat >"$WORK/kept.yaml" <<EOY
 episode: {name: kept, output_dir: $WORK/episodes, cgroup: off}
 target: {command: [$IOWORK, --sleepers, "63", --sleep-ms, "4000"], stdout: null}
-sources: {proc_io: {interval: 10ms}, taskstats: {interval: 10ms}}
+sources: {proc_io: {interval: 10ms, backend: procfs}, taskstats: {interval: 10ms}}
 EOY
 	"$IOPSAMPLE" run "$WORK/kept.yaml" --quiet &
 	local run=$!

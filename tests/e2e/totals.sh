@@ -9,13 +9,13 @@
 RCHAR_SLACK=16384
 SYSCR_SLACK=16
 
-run_totals() { # name compression cgroup
+run_totals() { # name compression cgroup backend
 	cat >"$WORK/$1.yaml" <<EOY
 episode: {name: $1, labels: {case: totals}, cgroup: $3}
 target:
   command: [$IOWORK, --threads, "3", --children, "2", --orphan, --rounds, "20", --pause-ms, "10"]
 sources:
-  proc_io: {interval: 10ms}
+  proc_io: {interval: 10ms, backend: $4}
 output: {compression: $2}
 EOY
 	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || return
@@ -35,14 +35,17 @@ expect(max(row["nprocs"] for row in rows) >= 4, "nprocs never saw the children")
 expect(rows[-1]["nprocs"] == 0, "final nprocs %d" % rows[-1]["nprocs"])
 expect(all(row["labels"] == {"case": "totals"} for row in rows), "labels")
 tree = ep.manifest["sources"]["proc_io"]["tree"]
-expect(tree == ("walk" if "$3" == "off" else "cgroup"), "the tree found by " + tree)
+expect(tree == ("fork" if "$4" == "bpf" else "walk" if "$3" == "off" else "cgroup"), "the tree found by " + tree)
+expect(ep.manifest["sources"]["proc_io"]["backend"] == "$4", "backend " + ep.manifest["sources"]["proc_io"]["backend"])
 print("wchar %d = %d, syscw %d = %d, rchar +%d, syscr +%d over %d rows" % (
     ep.total("proc_io", "wchar"), w["wchar"], ep.total("proc_io", "syscw"), w["syscw"],
     r - w["rchar"], s - w["syscr"], len(rows)))
 PY
 }
 
-check proc_io_totals_equal_the_workloads run_totals plain none auto
-check proc_io_totals_equal_the_workloads_zstd run_totals packed zstd auto
+check proc_io_totals_equal_the_workloads run_totals plain none auto procfs
+check proc_io_totals_equal_the_workloads_zstd run_totals packed zstd auto procfs
 # no episode cgroup: the tree is walked through the children files
-check proc_io_totals_equal_the_workloads_walking run_totals walked none off
+check proc_io_totals_equal_the_workloads_walking run_totals walked none off procfs
+# the task iterator: the tree kept in the kernel by fork and free
+check proc_io_totals_equal_the_workloads_bpf run_totals iterated none auto bpf
