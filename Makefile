@@ -282,7 +282,7 @@ run: $(BUILD)/iopsample
 # Not part of check: timings, reported as ratios measured side by side.
 $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(PKG_LIBS)
 
 bench: $(BUILD)/iopsample $(FIXTURE_LIBS) $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)/workloads/perfwork \
        $(BUILD)/workloads/blkwork $(BUILD)/workloads/iowork $(BUILD)/.test-deps

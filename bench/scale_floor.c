@@ -14,9 +14,17 @@
  *   scale_floor TICKS OUT LINE_LEN files FILE...
  *       each FILE read whole from offset 0 (diskstats, cgroup)
  *   scale_floor TICKS OUT LINE_LEN proc ROOT CGROUP_PROCS
- *       proc_io with an episode cgroup: the cgroup's member list, each
- *       member's /proc/PID/io and the root's, and a poll of their pidfds
- *       (whether one exited, which would need its stat)
+ *       proc_io's procfs backend with an episode cgroup: /proc/loadavg
+ *       (whether a pid was handed out, which would need the cgroup's member
+ *       list again; the list read once), each member's /proc/PID/io and
+ *       the root's, and a poll of their pidfds (whether one exited, which
+ *       would need its stat)
+ *   scale_floor TICKS OUT LINE_LEN iter OBJECT PROGRAM ROOT
+ *       a bpf backend: PROGRAM, a task iterator of the BPF object file
+ *       OBJECT (proc_io's, taskstats'), over the map "tree" filled with
+ *       ROOT's tree (every process below it, as the source's seeding
+ *       does), run each tick by a read() of a new iterator descriptor,
+ *       and the read's output, if any, taken in
  *   scale_floor TICKS OUT LINE_LEN taskstats CGROUP_THREADS
  *       the cgroup's thread list, then TASKSTATS_CMD_GET for each thread,
  *       sent 64 to a message and received with recvmmsg; a look at a
@@ -33,6 +41,9 @@
  *       power, SM clock, temperature, clock event reasons; the energy
  *       every 100 ms or 100 times what its last reading took */
 #define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/genetlink.h>
@@ -114,8 +125,11 @@ static int *io;
 static size_t nio;
 static int procs_fd = -1, ep = -1;
 
+static int loadavg_fd = -1;
+
 static void proc_setup(pid_t root, const char *procs)
 {
+	loadavg_fd = open_or_die("/proc/loadavg");
 	procs_fd = open_or_die(procs);
 	read_whole(procs_fd);
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -140,12 +154,74 @@ static void proc_setup(pid_t root, const char *procs)
 
 static void proc_tick(void)
 {
-	read_whole(procs_fd);
+	if (pread(loadavg_fd, buf, 128, 0) <= 0)
+		die("loadavg");
 	for (size_t i = 0; i < nio; i++)
 		if (pread(io[i], buf, 512, 0) <= 0)
 			die("io");
 	struct epoll_event ev[64];
 	epoll_wait(ep, ev, 64, 0);
+}
+
+/* ---- a task iterator ---- */
+
+static int iter_link = -1;
+
+/* Every process below pid into the tree map, pid included. */
+static void tree_add(int map, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u64 seeded = 1; /* TREE_SEEDED */
+	if (bpf_map_update_elem(map, &key, &seeded, BPF_ANY) < 0)
+		die("tree map");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char kids[320];
+		snprintf(kids, sizeof(kids), "/proc/%d/task/%s/children", (int)pid, e->d_name);
+		int fd = open(kids, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		read_whole(fd);
+		close(fd);
+		char *copy = strdup(list);
+		for (char *p = copy, *end;; p = end) {
+			long child = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			tree_add(map, (pid_t)child);
+		}
+		free(copy);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void iter_setup(const char *object, const char *program, pid_t root)
+{
+	struct bpf_object *obj = bpf_object__open_file(object, NULL);
+	if (!obj || bpf_object__load(obj) < 0)
+		die(object);
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, program);
+	struct bpf_map *tree = bpf_object__find_map_by_name(obj, "tree");
+	struct bpf_link *link = prog ? bpf_program__attach_iter(prog, NULL) : NULL;
+	if (!link || !tree)
+		die(program);
+	tree_add(bpf_map__fd(tree), root);
+	iter_link = bpf_link__fd(link);
+}
+
+static void iter_tick(void)
+{
+	int fd = bpf_iter_create(iter_link);
+	if (fd < 0)
+		die("bpf_iter_create");
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
 }
 
 /* ---- taskstats ---- */
@@ -440,6 +516,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "proc") && argc == 7) {
 		proc_setup((pid_t)atoi(argv[5]), argv[6]);
 		work = proc_tick;
+	} else if (!strcmp(mode, "iter") && argc == 8) {
+		iter_setup(argv[5], argv[6], (pid_t)atoi(argv[7]));
+		work = iter_tick;
 	} else if (!strcmp(mode, "taskstats") && argc == 6) {
 		taskstats_setup(argv[5]);
 		work = taskstats_tick;

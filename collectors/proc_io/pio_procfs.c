@@ -6,7 +6,12 @@
  * and turns it into per-interval changes.
  *
  * Which processes: where the episode has its own cgroup, the members its
- * cgroup.procs lists (one read, whatever the tree's size), and any process
+ * cgroup.procs lists (read again only when a pid was handed out since the
+ * last read: /proc/loadavg's last field, the pid namespace's newest pid,
+ * moved; every fork of the tree moves it, and a tree that forks nothing
+ * costs no read of the list a tick; then the members' children are read
+ * too, for a child that was born and exited since, which no list has but
+ * whose counts are the tree's until it is reaped), and any process
  * seen last tick that it no longer lists: a zombie waiting to be reaped,
  * which a cgroup does not list, or one that moved itself out, whose
  * children are then found by the walk below. Otherwise (an attached
@@ -54,6 +59,10 @@ struct proc_io {
 
 	/* the episode cgroup's members, when there is one */
 	int procs_fd; /* its cgroup.procs, or -1: walk the tree */
+	int loadavg_fd;    /* /proc/loadavg, or -1: read the list every pass */
+	long newest_pid;   /* its last field when the list was last read */
+	bool listed_valid; /* the list is as read then */
+	bool listed_now;   /* ... read in this pass: a fork since the last */
 	char *procs_buf;
 	size_t procs_cap;
 	struct pid_list listed;
@@ -205,13 +214,40 @@ static void place(struct proc_io *p, size_t n)
  * pid comes from the last tick's reading of the process, or, for a process
  * new to it or whose parent is no longer a member (it was re-parented), from
  * its stat now. */
-static int order_members(struct proc_io *p)
+/* The newest pid of iopsample's pid namespace, which the tree's are in or
+ * below (so each of its forks takes one here too), or -1. */
+static long newest_pid(struct proc_io *p)
 {
+	char buf[128];
+	ssize_t n = p->loadavg_fd >= 0 ? pread(p->loadavg_fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *last = strrchr(buf, ' ');
+	return last ? strtol(last + 1, NULL, 10) : -1;
+}
+
+/* The cgroup's list of processes, read again only when a pid was handed
+ * out since it was last read. */
+static int list_members(struct proc_io *p)
+{
+	long newest = newest_pid(p);
+	p->listed_now = !(p->listed_valid && newest >= 0 && newest == p->newest_pid);
+	if (!p->listed_now)
+		return 0;
 	ssize_t len = procfs_pread_all(p->procs_fd, &p->procs_buf, &p->procs_cap);
 	if (len < 0)
 		return (int)len;
 	p->listed.n = 0;
 	int r = pid_list_parse(p->procs_buf, &p->listed);
+	p->listed_valid = r == 0;
+	p->newest_pid = newest;
+	return r;
+}
+
+static int order_members(struct proc_io *p)
+{
+	int r = list_members(p);
 	if (r < 0 || (r = grow_members(p, p->listed.n)) < 0)
 		return r;
 	pidmap_clear(&p->at);
@@ -275,7 +311,10 @@ static int scan(struct proc_io *p)
 		return r;
 	if (!walk) {
 		size_t from = p->queue.n;
-		if ((r = order_members(p)) < 0 || (r = drain(p, from, false)) < 0)
+		/* After a fork the members are walked too: a child that exited
+		 * since, and waits to be reaped, is in no cgroup's list, and its
+		 * counts are in no parent's yet. */
+		if ((r = order_members(p)) < 0 || (r = drain(p, from, p->listed_now)) < 0)
 			return r;
 	}
 	/* Tracked processes not reached: re-parented while the walk ran, or
@@ -331,6 +370,8 @@ static void procfs_close(void *state)
 	pidmap_free(&p->seen);
 	if (p->procs_fd >= 0)
 		close(p->procs_fd);
+	if (p->loadavg_fd >= 0)
+		close(p->loadavg_fd);
 	free(p->procs_buf);
 	pid_list_free(&p->listed);
 	free(p->m);
@@ -352,6 +393,7 @@ static int procfs_open(const struct target_info *t, json_t *manifest, void **sta
 	p->observer = t->observer;
 	procfs_files_init(&p->files);
 	p->procs_fd = t->keeper ? cgroup_set_open_members(t->cgroups, false) : -1;
+	p->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
 	p->watch = p->procs_fd >= 0;
 	json_object_set_new(manifest, "tree", json_string(p->procs_fd >= 0 ? "cgroup" : "walk"));
 

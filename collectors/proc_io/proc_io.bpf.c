@@ -58,28 +58,6 @@ struct {
 	__type(value, __u8);
 } exited SEC(".maps");
 
-/* Whether t's process is of the tree: its entry holds the process's start
- * time (or TREE_SEEDED, which it learns here). A stale entry, of a process
- * freed since whose pid went to a stranger, goes. */
-static __always_inline bool in_tree(struct task_struct *t, bool learn)
-{
-	__u32 tgid = t->tgid;
-	__u64 *start = bpf_map_lookup_elem(&tree, &tgid);
-	if (!start)
-		return false;
-	__u64 leader_start = t->group_leader->start_time;
-	if (*start == leader_start)
-		return true;
-	if (*start == TREE_SEEDED) {
-		if (learn)
-			*start = leader_start;
-		return true;
-	}
-	if (learn)
-		bpf_map_delete_elem(&tree, &tgid);
-	return false;
-}
-
 static __always_inline void add_io(struct task_io_accounting *io)
 {
 	sum[PIO_RCHAR] += io->rchar;
@@ -95,7 +73,7 @@ SEC("iter/task")
 int pio_walk(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
-	if (!t || !in_tree(t, true))
+	if (!t || !tree_has_task(t, true))
 		return 0;
 	struct signal_struct *sig = t->signal;
 	add_io(&t->ioac);
@@ -118,7 +96,7 @@ int BPF_PROG(pio_exit, struct task_struct *t)
 {
 	__u64 key = (__u64)t;
 	__u8 one = 1;
-	if (!in_tree(t, false))
+	if (!tree_has_task(t, false))
 		return 0;
 	__sync_fetch_and_add(&exits, 1);
 	if (bpf_map_update_elem(&exited, &key, &one, BPF_NOEXIST) == 0)
@@ -128,19 +106,13 @@ int BPF_PROG(pio_exit, struct task_struct *t)
 	return 0;
 }
 
-/* A grace period after the release: the pid may be another's by now, so
- * the process leaves the tree only if its entry is still its own. */
+/* A grace period after its release (tree.bpf.h's iops_tree_free takes
+ * its process out of the tree). */
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(pio_free, struct task_struct *t)
 {
 	__u64 key = (__u64)t;
-	__u32 tgid = t->tgid;
 	if (bpf_map_delete_elem(&exited, &key) == 0)
 		__sync_fetch_and_sub(&exited_live, 1);
-	if (t != t->group_leader)
-		return 0;
-	__u64 *start = bpf_map_lookup_elem(&tree, &tgid);
-	if (start && (*start == t->start_time || *start == TREE_SEEDED))
-		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
 }

@@ -218,7 +218,10 @@ struct task_struct {
 } __attribute__((preserve_access_index));
 
 /* The task iterator's context (iter/task, Linux 5.8) */
+struct seq_file;
+
 struct bpf_iter_meta {
+	struct seq_file *seq;
 	__u64 seq_num;
 } __attribute__((preserve_access_index));
 

@@ -66,7 +66,44 @@ int BPF_PROG(iops_tree_fork, struct task_struct *parent, struct task_struct *chi
 	return 0;
 }
 
-#ifndef TREE_UNTIL_REAPED
+#ifdef TREE_UNTIL_REAPED
+/* Whether t's process is of the tree: its entry holds the process's start
+ * time (or TREE_SEEDED, which it learns here with learn). A stale entry,
+ * of a process freed since whose pid went to a stranger, goes. */
+static __always_inline bool tree_has_task(struct task_struct *t, bool learn)
+{
+	__u32 tgid = t->tgid;
+	__u64 *start = bpf_map_lookup_elem(&tree, &tgid);
+	if (!start)
+		return false;
+	__u64 leader_start = t->group_leader->start_time;
+	if (*start == leader_start)
+		return true;
+	if (*start == TREE_SEEDED) {
+		if (learn)
+			*start = leader_start;
+		return true;
+	}
+	if (learn)
+		bpf_map_delete_elem(&tree, &tgid);
+	return false;
+}
+
+/* A grace period after its release, when its task is freed: the pid may
+ * be another's by now, so the process leaves the tree only if its entry is
+ * still its own. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(iops_tree_free, struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
+	if (t != t->group_leader)
+		return 0;
+	__u64 *start = bpf_map_lookup_elem(&tree, &tgid);
+	if (start && (*start == t->start_time || *start == TREE_SEEDED))
+		bpf_map_delete_elem(&tree, &tgid);
+	return 0;
+}
+#else
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(iops_tree_exit, struct task_struct *task)
 {
