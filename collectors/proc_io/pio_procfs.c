@@ -165,7 +165,7 @@ static int drain(struct proc_io *p, size_t from, bool walk)
 
 static int grow_members(struct proc_io *p, size_t n)
 {
-	if (n <= p->m_cap)
+	if (n <= p->m_cap && p->count) /* an empty list needs count too */
 		return 0;
 	size_t cap = p->m_cap ? p->m_cap : 64;
 	while (cap < n)

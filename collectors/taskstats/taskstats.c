@@ -9,8 +9,12 @@
  * through the same netlink interface iotop uses, without tracing or
  * stopping anything.
  *
- * Each tick asks TASKSTATS_CMD_GET for every thread of the tree, in
- * batches (ts_get_many), then takes the exit records a reader thread has
+ * Two backends read the live threads (taskstats.backend; `auto` takes bpf
+ * where its program loads): netlink asks TASKSTATS_CMD_GET for every
+ * thread of the tree, in batches (ts_get_many); bpf has a task iterator
+ * (taskstats.bpf.c) write what each answer would hold, every thread of the
+ * tree in one walk, the tree kept in the kernel by fork and free. Either
+ * way the tick then takes the exit records a reader thread has
  * received since the last tick, and ts_tree.c turns both into the tree's
  * change. The threads: where the episode has its own cgroup, those its
  * cgroup.threads (v1: tasks) lists, one read whatever the tree's size, and
@@ -44,28 +48,31 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "clock.h"
 #include "collector.h"
+#include "common/ebpf/ebpf.h"
+#include "common/ebpf/ebpf_tree.h"
 #include "host_settings.h"
 #include "jsonl_writer.h"
 #include "kernel_version.h"
 #include "pidmap.h"
 #include "procfs.h"
 #include "procfs_files.h"
+#include "taskstats.skel.h"
+#include "ts_bpf_layout.h"
+#include "ts_config.h"
 #include "ts_netlink.h"
 #include "ts_tree.h"
+
+_Static_assert(TS_BPF_FIELDS == TS_NFIELDS, "taskstats.bpf.c writes ts_record.h's fields");
 
 #define RCVBUF (8 << 20)
 #define DELAYACCT "kernel.task_delayacct"
 #define DELAYACCT_PATH "/proc/sys/kernel/task_delayacct"
 
-/* What prepare settled, for the sampler forked after it. */
-struct ts_config {
-	bool no_sysctl; /* the kernel has no task_delayacct (before 5.14: on from boot) */
-	bool found_on; /* task_delayacct read 1 before the episode */
-	bool on;       /* ... and reads 1 for the target's tasks */
-	char why_off[sizeof(((struct errbuf *)0)->msg)];
-};
+static const char *const choice_names[] = {[TS_AUTO] = "auto", [TS_NETLINK] = "netlink", [TS_BPF] = "bpf"};
 
 struct taskstats {
 	struct ts_sock ask, listen;
@@ -77,6 +84,15 @@ struct taskstats {
 	int delayacct_fd; /* the sysctl, read at each tick while delays count */
 	unsigned nthreads;
 	json_t *row, *manifest, *warnings;
+
+	/* the bpf backend's */
+	struct taskstats_bpf *skel;
+	struct ebpf_tree btree;
+	int walk_fd;
+	char *walk_buf;
+	size_t walk_cap;
+	unsigned version;
+	uint32_t present;
 
 	/* the scan */
 	struct procfs_files files;
@@ -108,6 +124,7 @@ struct taskstats {
 	} *inbox;
 	size_t ninbox, inbox_cap;
 	struct pidmap recorded; /* leaders' ids with a record in the inbox */
+	struct pidmap procs_scratch; /* the tree's processes, for unlisted zombies */
 	unsigned overflows, overflows_seen;
 	int reader_err;
 	unsigned rows_nulled;
@@ -309,6 +326,40 @@ static int scan_walk(struct taskstats *p, struct errbuf *why)
 	return 0;
 }
 
+/* A process born since the last tick that has exited already is in no
+ * list and was never tracked, but its leader waits to be reaped, its counts
+ * going on past its exit record (what the rest of its exit took): asked
+ * too, found by its record, when its parent is a process of the tree (one
+ * answered for this tick, or such a zombie itself). */
+static int ask_unlisted_zombies(struct taskstats *p, struct errbuf *why)
+{
+	pidmap_clear(&p->procs_scratch);
+	int r = p->keeper ? pidmap_add(&p->procs_scratch, p->keeper, 0) : 0;
+	for (size_t i = 0; r >= 0 && i < p->nans; i++)
+		r = pidmap_add(&p->procs_scratch, p->ans[i].r.tgid, 0);
+	if (r >= 0)
+		drain_listener(p);
+	for (bool grew = true; r >= 0 && grew;) {
+		grew = false;
+		p->tids.n = 0;
+		pthread_mutex_lock(&p->lock);
+		for (size_t i = 0; r >= 0 && i < p->ninbox; i++) {
+			const struct ts_record *rec = &p->inbox[i].r;
+			if (rec->tid != rec->tgid || !pidmap_get(&p->procs_scratch, rec->ppid) ||
+			    (r = pidmap_add(&p->visited, rec->tid, 0)) != 1)
+				continue;
+			if ((r = pid_list_add(&p->tids, rec->tid)) == 0)
+				r = pidmap_add(&p->procs_scratch, rec->tid, 0);
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (r >= 0 && p->tids.n) {
+			grew = true;
+			r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why);
+		}
+	}
+	return r < 0 ? r : 0;
+}
+
 /* The threads the episode cgroup lists, then those tracked that it does
  * not (any more), asked in batches. */
 static int scan_members(struct taskstats *p, struct errbuf *why)
@@ -331,7 +382,55 @@ static int scan_members(struct taskstats *p, struct errbuf *why)
 			r = pid_list_add(&p->tids, p->tree.t[i].tid);
 	if (r < 0 || (r = ts_get_many(&p->ask, p->tids.v, p->tids.n, keep_answer, p, why)) < 0)
 		return r;
+	if ((r = ask_unlisted_zombies(p, why)) < 0)
+		return r;
 	return p->keeper ? ts_tree_process(&p->tree, p->keeper, false) : 0;
+}
+
+/* Every thread of the tree, as its TASKSTATS_CMD_GET answer would be,
+ * from one run of the task iterator (the keeper left out, as the
+ * cgroup's list leaves it out). */
+static int scan_bpf(struct taskstats *p, struct errbuf *why)
+{
+	int fd = bpf_iter_create(p->walk_fd);
+	if (fd < 0)
+		return errbuf_set(why, errno, "walking the tasks: %s", strerror(errno));
+	size_t len = 0;
+	for (;;) {
+		if (p->walk_cap - len < 65536) {
+			size_t cap = p->walk_cap ? p->walk_cap * 2 : 1 << 20;
+			char *b = realloc(p->walk_buf, cap);
+			if (!b) {
+				close(fd);
+				return -ENOMEM;
+			}
+			p->walk_buf = b;
+			p->walk_cap = cap;
+		}
+		ssize_t n = read(fd, p->walk_buf + len, p->walk_cap - len);
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return errbuf_set(why, e, "walking the tasks: %s", strerror(e));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	int r = 0;
+	for (size_t at = 0; r == 0 && at + sizeof(struct ts_bpf_thread) <= len; at += sizeof(struct ts_bpf_thread)) {
+		struct ts_bpf_thread t;
+		memcpy(&t, p->walk_buf + at, sizeof(t));
+		struct ts_record rec = {.version = p->version, .tid = (pid_t)t.tid, .tgid = (pid_t)t.tgid,
+					.ppid = (pid_t)t.ppid, .present = p->present, .age_ns = t.age_ns};
+		memcpy(rec.v, t.v, sizeof(rec.v));
+		p->nthreads += t.live;
+		r = keep_answer(p, &rec, t.now_ns, t.now_ns);
+	}
+	if (r == 0 && (r = ebpf_tree_check(&p->btree, why)) < 0)
+		return r;
+	return r == 0 && p->keeper ? ts_tree_process(&p->tree, p->keeper, false) : r;
 }
 
 /* The tree's threads asked for, by the cgroup's lists or a walk; then the
@@ -346,7 +445,7 @@ static int scan(struct taskstats *p, struct errbuf *why)
 	/* visited already: never walked, nor what is below it */
 	int r = p->observer > 0 ? pidmap_add(&p->visited, p->observer, 0) : 0;
 	if (r >= 0)
-		r = p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
+		r = p->skel ? scan_bpf(p, why) : p->threads_fd >= 0 ? scan_members(p, why) : scan_walk(p, why);
 	if (r < 0)
 		return r;
 	drain_listener(p);
@@ -459,18 +558,102 @@ static void ts_close_state(void *state)
 	if (p->threads_fd >= 0)
 		close(p->threads_fd);
 	free(p->threads_buf);
+	taskstats_bpf__destroy(p->skel);
+	free(p->walk_buf);
 	free(p->ans);
 	free(p->order);
 	free(p->inbox);
 	pidmap_free(&p->recorded);
+	pidmap_free(&p->procs_scratch);
 	free(p);
+}
+
+/* ---- config: the backend ---------------------------------------------- */
+
+static void ts_init(void *priv)
+{
+	struct ts_config *c = priv;
+	c->backend = TS_AUTO;
+}
+
+static int ts_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *v)
+{
+	struct ts_config *cfg = priv;
+	if (strcmp(key, "backend"))
+		return -ENOENT;
+	const char *name;
+	int r = cfg_string(c, v, &name);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(choice_names) / sizeof(choice_names[0]); i++) {
+		if (!strcmp(name, choice_names[i])) {
+			cfg->backend = (enum ts_backend_choice)i;
+			return 0;
+		}
+	}
+	return cfg_fail(c, v, "unknown taskstats backend \"%s\" (auto, netlink or bpf)", name);
+}
+
+static void ts_describe(const void *priv, json_t *out)
+{
+	const struct ts_config *cfg = priv;
+	json_object_set_new(out, "backend", json_string(choice_names[cfg->backend]));
+}
+
+/* The task iterator's programs, loaded (the iterator came in Linux 5.8). */
+static int load_bpf(struct taskstats_bpf **out, pid_t skip, struct errbuf *why)
+{
+	ebpf_quiet_libbpf();
+	struct taskstats_bpf *skel = taskstats_bpf__open();
+	if (!skel)
+		return ebpf_fail(why, -errno, "opening");
+	skel->rodata->skip_tgid = (__u32)skip;
+	int r = ebpf_load(skel->skeleton, why);
+	if (r < 0) {
+		if (!ebpf_refused(why))
+			ebpf_older_than(why, 5, 8, r);
+		taskstats_bpf__destroy(skel);
+		return r;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* Whether the bpf backend reads the threads here: what it found into
+ * manifest's "bpf", and cfg's choice and its reason. The exit records come
+ * from netlink under either backend, so netlink must work first. */
+static int choose_backend(struct ts_config *cfg, json_t *manifest, struct errbuf *why)
+{
+	cfg->bpf = false;
+	if (cfg->backend == TS_NETLINK) {
+		snprintf(cfg->backend_reason, sizeof(cfg->backend_reason), "set in the config");
+		return 0;
+	}
+	json_t *facts = json_object();
+	struct taskstats_bpf *skel = NULL;
+	struct errbuf no;
+	int r = ebpf_host_check(facts, &no);
+	if (r == 0 && (r = load_bpf(&skel, 0, &no)) == 0)
+		taskstats_bpf__destroy(skel);
+	json_object_set_new(facts, "works", json_boolean(r == 0));
+	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(no.msg));
+	json_object_set_new(manifest, "bpf", facts);
+	cfg->bpf = r == 0;
+	if (cfg->backend == TS_BPF && r < 0)
+		return errbuf_set(why, -r, "backend bpf: %s", no.msg);
+	snprintf(cfg->backend_reason, sizeof(cfg->backend_reason), "%s%s",
+		 cfg->backend == TS_BPF ? "set in the config"
+		 : r == 0	       ? "auto: the BPF task iterator loads here"
+				       : "auto: bpf unavailable: ",
+		 cfg->backend == TS_AUTO && r < 0 ? no.msg : "");
+	return 0;
 }
 
 static int ts_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
 			struct errbuf *why)
 {
 	(void)t;
-	(void)sc;
+	struct ts_config *cfg = sc->priv;
 	char v[16];
 	bool known = procfs_read(DELAYACCT_PATH, v, sizeof(v)) > 0;
 	v[strcspn(v, "\n")] = '\0';
@@ -488,6 +671,10 @@ static int ts_probe(struct source_config *sc, const struct target_info *t, json_
 	ts_close(&s);
 	if (r == -EPERM || r == -EACCES)
 		return errbuf_set(why, EPERM, "taskstats needs CAP_NET_ADMIN (iotop runs as root for the same reason)");
+	if (r == 0)
+		r = choose_backend(cfg, manifest, why);
+	json_object_set_new(manifest, "backend", r == 0 ? json_string(cfg->bpf ? "bpf" : "netlink") : json_null());
+	json_object_set_new(manifest, "backend_reason", r == 0 ? json_string(cfg->backend_reason) : json_null());
 	return r;
 }
 
@@ -602,9 +789,23 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	struct ts_record self;
 	struct errbuf unanswered = {0};
 	unsigned version = r == 0 && ts_get(&p->ask, p->root, &self, &unanswered) == 0 ? self.version : 0;
+	p->version = version;
+	p->present = version ? self.present : 0;
 	/* the cgroup's thread list needs each answer to name its process */
-	if (t->keeper && version >= 12)
+	if (t->keeper && version >= 12 && !c->bpf)
 		p->threads_fd = cgroup_set_open_members(t->cgroups, true);
+	/* attached first, then seeded: a fork from here on is seen */
+	if (r == 0 && c->bpf && version &&
+	    ((r = load_bpf(&p->skel, t->keeper, why)) < 0 ||
+	     (r = ebpf_tree_init(&p->btree, p->skel->obj, &p->skel->bss->tree_overflow, why)) < 0 ||
+	     (r = ebpf_attach(p->skel->skeleton, why)) < 0 ||
+	     (r = ebpf_tree_seed(&p->btree, p->root, true, t->observer, why)) < 0)) {
+		char detail[sizeof(why->msg)];
+		snprintf(detail, sizeof(detail), "%s", why->msg);
+		errbuf_set(why, -r, "backend bpf: %s", detail);
+	}
+	if (p->skel)
+		p->walk_fd = bpf_link__fd(p->skel->links.ts_walk);
 
 	/* The baseline: the rows count from here, the target still waiting. */
 	bool lost;
@@ -620,7 +821,9 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 
 	put_row(p, false);
 	json_object_set_new(manifest, "taskstats_version", json_integer(version));
-	json_object_set_new(manifest, "tree", json_string(p->threads_fd >= 0 ? "cgroup" : "walk"));
+	json_object_set_new(manifest, "backend", json_string(p->skel ? "bpf" : "netlink"));
+	json_object_set_new(manifest, "backend_reason", json_string(c->backend_reason));
+	json_object_set_new(manifest, "tree", json_string(p->skel ? "fork" : p->threads_fd >= 0 ? "cgroup" : "walk"));
 	json_object_set_new(manifest, "delays_counted", json_boolean(p->delays));
 	json_object_set_new(manifest, "delays_reason", p->delays ? json_null() : json_string(why_off));
 	json_object_set_new(manifest, "null_fields", null_fields);
@@ -663,6 +866,9 @@ const struct collector_ops taskstats_ops = {
 	.name = "taskstats",
 	.available_in_deployment = true,
 	.priv_size = sizeof(struct ts_config),
+	.init = ts_init,
+	.parse_key = ts_parse_key,
+	.describe = ts_describe,
 	.probe = ts_probe,
 	.prepare = ts_prepare,
 	.open = ts_open_source,

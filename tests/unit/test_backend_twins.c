@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* proc_io's two backends on one tree at the same instants. A keeper (a
- * subreaper, as iopsample's) runs iowork (threads, children, grandchildren,
- * an orphan) and then taskwork io (files written, fsynced, dropped from the
- * cache and read back, dirty pages truncated) under /bin/sh, which forks,
- * execs and reaps between them. Every 10 ms the tree is frozen (cgroup v2's
- * cgroup.freeze) and both backends read it: their changes must be equal,
- * field by field, tick by tick, and nprocs too. At the end their totals
- * must equal what wait4 says of the keeper's whole tree (ru_inblock and
- * ru_oublock are its read_bytes and write_bytes in 512-byte blocks) and
- * what the workloads counted themselves (iowork's wchar and syscw). */
+/* Each source with two backends, both on one tree at the same instants.
+ * A keeper (a subreaper, as iopsample's, outside the tree's cgroup, as
+ * iopsample's) runs, in a cgroup v2 of the test's own, iowork (threads,
+ * children, grandchildren, an orphan) and then taskwork io (files
+ * written, fsynced, dropped from the cache and read back, dirty pages
+ * truncated) under /bin/sh, which forks, execs and reaps between them.
+ * Every 10 ms the cgroup is frozen (cgroup.freeze) and the source's two
+ * instances, one a backend, take their row: the rows must be equal, every
+ * field of every tick. At the end their totals must equal what wait4 says
+ * of the keeper's whole tree (ru_inblock, ru_oublock and ru_nvcsw; for
+ * taskstats, whose I/O counts are each thread's rounded down to a KiB, as
+ * far as that rounding allows) and what the workloads counted themselves. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +25,10 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
+#include "collector.h"
+#include "jsonl_writer.h"
 #include "proc_io/pio_backend.h"
+#include "taskstats/ts_config.h"
 #include "testing.h"
 
 static char cg_dir[480];
@@ -85,7 +90,24 @@ static int write_file(const char *dir, const char *name, const char *text)
 	return r;
 }
 
-/* Sets cgroup.freeze and waits until cgroup.events says it took. */
+/* Whether a thread of the cgroup has begun to exit: the freezer leaves it
+ * running (tearing down its memory, closing its files) until it leaves
+ * the cgroup. */
+static bool exiting(void)
+{
+	char path[700], list[16384] = "";
+	snprintf(path, sizeof(path), "%s/cgroup.threads", cg_dir);
+	procfs_read(path, list, sizeof(list));
+	for (char *p = list; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		struct proc_stat st;
+		if (procfs_read_stat((pid_t)atoi(p), &st) == 0 && (st.flags & PROCFS_PF_EXITING) && st.state != 'Z')
+			return true;
+	}
+	return false;
+}
+
+/* Sets cgroup.freeze and waits until cgroup.events says it took (and,
+ * frozen, until no thread is on its way out). */
 static void freeze(bool on)
 {
 	EXPECT_EQ(write_file(cg_dir, "cgroup.freeze", on ? "1" : "0"), 0);
@@ -93,7 +115,7 @@ static void freeze(bool on)
 	snprintf(path, sizeof(path), "%s/cgroup.events", cg_dir);
 	for (int i = 0; i < 2000; i++) {
 		ssize_t n = procfs_read(path, buf, sizeof(buf));
-		if (n > 0 && strstr(buf, on ? "frozen 1" : "frozen 0"))
+		if (n > 0 && strstr(buf, on ? "frozen 1" : "frozen 0") && !(on && exiting()))
 			return;
 		sleep_ms(1);
 	}
@@ -130,13 +152,8 @@ static pid_t start_keeper(int go, int out, const char *dir)
 	pid_t k = fork();
 	if (k != 0)
 		return k;
-	char pid[32];
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || write_file(cg_dir, "cgroup.procs", pid) < 0)
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		_exit(100);
-	char c;
-	if (read(go, &c, 1) != 1)
-		_exit(101);
 	char script[2048];
 	const char *w = getenv("WORKLOADS");
 	snprintf(script, sizeof(script),
@@ -144,8 +161,13 @@ static pid_t start_keeper(int go, int out, const char *dir)
 		 "%s/iowork --threads 3 --children 2 --orphan --rounds 12 --pause-ms 5 && echo && "
 		 "%s/taskwork io %s && echo; (sleep 0.05; exit 3) & wait",
 		 w, w, dir);
+	/* the workload joins the cgroup before anything is read, and waits */
 	pid_t sh = fork();
 	if (sh == 0) {
+		char pid[32], c;
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		if (write_file(cg_dir, "cgroup.procs", pid) < 0 || read(go, &c, 1) != 1)
+			_exit(126);
 		dup2(out, 1);
 		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
 		_exit(127);
@@ -158,40 +180,77 @@ static pid_t start_keeper(int go, int out, const char *dir)
 	_exit(failed ? 102 : 0);
 }
 
+/* One instance of a source: its config, its row, its totals. */
 struct twin {
-	const struct pio_backend *b;
+	struct source_config sc;
+	_Alignas(16) unsigned char priv[4096];
 	void *state;
-	json_t *manifest;
-	uint64_t total[IO_NFIELDS];
-	unsigned nprocs;
+	json_t *row, *manifest;
+	json_t *total; /* the rows' fields summed: name -> integer */
 };
 
-static void twin_open(struct twin *tw, const struct pio_backend *b, const struct target_info *t)
+static void twin_open(struct twin *tw, const char *source, const char *backend,
+		      const struct target_info *t)
 {
 	struct errbuf why;
-	tw->b = b;
+	const struct collector_ops *ops = collector_find(source);
+	EXPECT(ops && ops->priv_size <= sizeof(tw->priv));
+	tw->sc = (struct source_config){.ops = ops, .interval_ns = 10000000, .priv = tw->priv};
+	memset(tw->priv, 0, sizeof(tw->priv));
+	ops->init(tw->priv);
+	if (!strcmp(source, "proc_io")) {
+		((struct pio_config *)tw->priv)->backend = !strcmp(backend, "bpf") ? PIO_BPF : PIO_PROCFS;
+	} else {
+		struct ts_config *c = (struct ts_config *)tw->priv;
+		char v[8] = "";
+		c->backend = !strcmp(backend, "bpf") ? TS_BPF : TS_NETLINK;
+		c->found_on = c->on = procfs_read("/proc/sys/kernel/task_delayacct", v, sizeof(v)) > 0 && v[0] == '1';
+		snprintf(c->why_off, sizeof(c->why_off), "kernel.task_delayacct is off here");
+	}
 	tw->manifest = json_object();
-	int r = b->open(t, tw->manifest, &tw->state, &why);
-	if (r == -EPERM && b == &pio_bpf)
+	tw->row = json_object();
+	tw->total = json_object();
+	int r = ops->probe(&tw->sc, t, tw->manifest, &why);
+	if (r == 0)
+		r = ops->open(&tw->sc, t, tw->row, tw->manifest, &tw->state, &why);
+	if ((r == -EPERM || r == -EACCES) && !strcmp(backend, "bpf"))
 		SKIP("bpf() is refused here");
 	if (r < 0)
-		FAILF("%s: %s", b->name, why.msg);
+		FAILF("%s %s: %s", source, backend, why.msg);
+	json_t *b = json_object_get(tw->manifest, "backend");
+	EXPECT(b && !strcmp(json_string_value(b), backend));
 }
 
-static void twin_read(struct twin *tw, uint64_t delta[IO_NFIELDS])
+static void twin_sample(struct twin *tw)
 {
 	struct errbuf why;
-	if (tw->b->measure(tw->state, delta, &tw->nprocs, &why) < 0)
-		FAILF("%s: %s", tw->b->name, why.msg);
-	for (int f = 0; f < IO_NFIELDS; f++)
-		tw->total[f] += delta[f];
+	if (tw->sc.ops->sample(tw->state, &why) < 0)
+		FAILF("%s: %s", tw->sc.ops->name, why.msg);
+	const char *k;
+	json_t *v;
+	json_object_foreach(tw->row, k, v) {
+		if (!json_is_integer(v))
+			continue;
+		json_t *sum = json_object_get(tw->total, k);
+		json_object_set_new(tw->total, k, json_integer((sum ? json_integer_value(sum) : 0) + json_integer_value(v)));
+	}
+}
+
+static long long total_of(const struct twin *tw, const char *field)
+{
+	json_t *v = json_object_get(tw->total, field);
+	if (!v)
+		FAILF("%s has no %s", tw->sc.ops->name, field);
+	return json_integer_value(v);
 }
 
 static void twin_close(struct twin *tw)
 {
 	if (tw->state)
-		tw->b->close(tw->state);
+		tw->sc.ops->close(tw->state);
 	json_decref(tw->manifest);
+	json_decref(tw->row);
+	json_decref(tw->total);
 }
 
 /* The workloads' reports, one JSON object a line: the first's key. */
@@ -208,7 +267,7 @@ static uint64_t reported(const char *text, const char *key)
 	FAILF("no workload reported %s in: %s", key, text);
 }
 
-static void run_twins(bool by_cgroup)
+static void run_twins(const char *source, const char *const backends[2], bool by_cgroup)
 {
 	if (getenv("IOPSAMPLE_MEMCHECK"))
 		SKIP("valgrind does not implement bpf(2)");
@@ -233,41 +292,49 @@ static void run_twins(bool by_cgroup)
 	pid_t keeper = keeper_pid = start_keeper(go[0], out, dir);
 	EXPECT(keeper > 0);
 	close(go[0]);
-	for (int i = 0; i < 1000; i++) { /* until the keeper is in the cgroup */
+	for (int i = 0; i < 1000; i++) { /* until the workload is in the cgroup */
 		char path[700], buf[64] = "";
 		snprintf(path, sizeof(path), "%s/cgroup.procs", cg_dir);
-		if (procfs_read(path, buf, sizeof(buf)) > 0 && atoi(buf) == keeper)
+		if (procfs_read(path, buf, sizeof(buf)) > 0 && atoi(buf) > 0)
 			break;
 		sleep_ms(1);
 	}
-
 	struct cgroup_set set = {.owned = true};
 	snprintf(set.dir[CGR_V2], sizeof(set.dir[CGR_V2]), "%s", cg_dir);
 	struct target_info t = {.pid = keeper, .keeper = keeper, .observer = getpid(),
 				.cgroups = by_cgroup ? &set : NULL};
-	struct twin procfs = {0}, bpf = {0};
-	twin_open(&bpf, &pio_bpf, &t);
-	twin_open(&procfs, &pio_procfs, &t);
+	struct twin one = {0}, two = {0};
+	twin_open(&one, source, backends[0], &t);
+	twin_open(&two, source, backends[1], &t);
 	EXPECT_EQ(write(go[1], "g", 1), 1);
 
-	int ticks = 0, status = 0, busy = 0;
+	int ticks = 0, status = 0;
 	for (bool ended = false; !ended; ticks++) {
 		sleep_ms(10);
 		struct proc_stat st;
 		ended = procfs_read_stat(keeper, &st) < 0 || st.state == 'Z';
 		freeze(true);
-		sleep_ms(3); /* an exit past its cgroup_exit() finishes */
-		uint64_t a[IO_NFIELDS], b[IO_NFIELDS];
-		twin_read(&procfs, a);
-		twin_read(&bpf, b);
+		sleep_ms(1); /* an exit past its cgroup_exit() finishes */
+		twin_sample(&one);
+		twin_sample(&two);
 		freeze(false);
-		for (int f = 0; f < IO_NFIELDS; f++)
-			if (a[f] != b[f])
-				FAILF("tick %d: %s procfs %llu, bpf %llu", ticks, procfs_io_names[f],
-				      (unsigned long long)a[f], (unsigned long long)b[f]);
-		if (procfs.nprocs != bpf.nprocs)
-			FAILF("tick %d: nprocs procfs %u, bpf %u", ticks, procfs.nprocs, bpf.nprocs);
-		busy += a[IO_SYSCW] > 0;
+		if (!json_equal(one.row, two.row)) {
+			char diff[2048] = "";
+			size_t len = 0;
+			const char *k;
+			json_t *v;
+			json_object_foreach(one.row, k, v) {
+				json_t *w = json_object_get(two.row, k);
+				if (w && json_equal(v, w))
+					continue;
+				char *a = json_dumps(v, JSON_ENCODE_ANY), *b = w ? json_dumps(w, JSON_ENCODE_ANY) : NULL;
+				len += (size_t)snprintf(diff + len, len < sizeof(diff) ? sizeof(diff) - len : 0,
+							" %s %s/%s", k, a, b ? b : "-");
+				free(a);
+				free(b);
+			}
+			FAILF("tick %d, %s/%s:%s", ticks, backends[0], backends[1], diff);
+		}
 		EXPECT(ticks < 3000);
 	}
 	struct rusage ru;
@@ -279,37 +346,54 @@ static void run_twins(bool by_cgroup)
 	ssize_t n = pread(out, text, sizeof(text) - 1, 0);
 	EXPECT(n > 0);
 	text[n] = '\0';
-	uint64_t wchar = reported(text, "wchar"), syscw = reported(text, "syscw");
-	uint64_t read_b = reported(text, "read"), written = reported(text, "written");
-	for (struct twin *tw = &procfs; tw; tw = tw == &procfs ? &bpf : NULL) {
-		const char *name = tw->b->name;
-		if (tw->total[IO_READ_BYTES] != (uint64_t)ru.ru_inblock * 512)
-			FAILF("%s read_bytes %llu, wait4's ru_inblock %ld blocks", name,
-			      (unsigned long long)tw->total[IO_READ_BYTES], ru.ru_inblock);
-		if (tw->total[IO_WRITE_BYTES] != (uint64_t)ru.ru_oublock * 512)
-			FAILF("%s write_bytes %llu, wait4's ru_oublock %ld blocks", name,
-			      (unsigned long long)tw->total[IO_WRITE_BYTES], ru.ru_oublock);
+	long long wchar = (long long)reported(text, "wchar"), syscw = (long long)reported(text, "syscw");
+	long long read_b = (long long)reported(text, "read"), written = (long long)reported(text, "written");
+	long long threads = (long long)reported(text, "threads");
+	for (struct twin *tw = &one; tw; tw = tw == &one ? &two : NULL) {
+		bool ts = !strcmp(source, "taskstats");
+		long long r = total_of(tw, "read_bytes"), w = total_of(tw, "write_bytes");
+		long long wc = total_of(tw, ts ? "write_chars" : "wchar");
+		long long wcalls = ts ? -1 : total_of(tw, "syscw");
+		/* taskstats rounds each thread's counters down to a KiB: below
+		 * the exact sums by less than a KiB a thread */
+		long long slack = ts ? 1024 * (threads + 64) : 0;
+		if (r > (long long)ru.ru_inblock * 512 || r < (long long)ru.ru_inblock * 512 - slack)
+			FAILF("%s read_bytes %lld, wait4's ru_inblock %ld blocks", source, r, ru.ru_inblock);
+		if (w > (long long)ru.ru_oublock * 512 || w < (long long)ru.ru_oublock * 512 - slack)
+			FAILF("%s write_bytes %lld, wait4's ru_oublock %ld blocks", source, w, ru.ru_oublock);
 		/* the tree wrote more than the workloads (the shell's echo, the
-		 * reports): at least what they counted, and no less */
-		EXPECT(tw->total[IO_WCHAR] >= wchar && tw->total[IO_SYSCW] >= syscw);
-		EXPECT(tw->total[IO_READ_BYTES] >= read_b && tw->total[IO_WRITE_BYTES] >= written);
-		EXPECT_EQ(tw->nprocs, 0u);
+		 * reports): at least what they counted */
+		EXPECT(wc >= wchar - slack && (ts || wcalls >= syscw));
+		EXPECT(r >= read_b - slack && w >= written - slack);
+		if (ts) /* ru_nvcsw: the keeper's own too, which taskstats leaves out */
+			EXPECT(total_of(tw, "voluntary_ctxsw") <= ru.ru_nvcsw &&
+			       total_of(tw, "voluntary_ctxsw") >= ru.ru_nvcsw / 2);
 	}
-	EXPECT(busy >= 3); /* the tree did its I/O over several ticks */
-	twin_close(&procfs);
-	twin_close(&bpf);
+	twin_close(&one);
+	twin_close(&two);
 	close(out);
 	clean_up();
 }
 
+static const char *const proc_io_backends[2] = {"procfs", "bpf"};
+static const char *const taskstats_backends[2] = {"netlink", "bpf"};
+
 TEST(proc_io_backends_equal_tick_by_tick_found_by_cgroup)
 {
-	run_twins(true);
+	run_twins("proc_io", proc_io_backends, true);
 }
 
 TEST(proc_io_backends_equal_tick_by_tick_found_by_walk)
 {
-	run_twins(false);
+	run_twins("proc_io", proc_io_backends, false);
 }
 
+TEST(taskstats_backends_equal_tick_by_tick_found_by_cgroup)
+{
+	run_twins("taskstats", taskstats_backends, true);
+}
 
+TEST(taskstats_backends_equal_tick_by_tick_found_by_walk)
+{
+	run_twins("taskstats", taskstats_backends, false);
+}
