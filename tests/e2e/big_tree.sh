@@ -16,7 +16,9 @@
 # build takes 3.5); walk_keeps_files_open holds the reads by count.
 . "$(dirname "$0")/lib/common.sh"
 
-big_tree() { # name cgroup
+big_tree() { # name cgroup backends (classic: procfs and netlink; or bpf)
+	local pio=procfs ts=netlink
+	[ "$3" = bpf ] && pio=bpf ts=bpf
 	# the episode ends with the workload; the sleepers are stopped with it
 	cat >"$WORK/$1.yaml" <<EOY
 episode: {name: $1, output_dir: $WORK/episodes, cgroup: $2}
@@ -25,15 +27,15 @@ target:
             --pause-ms, "20", --tag, $TAG]
   stdout: file
 sources:
-  proc_io: {interval: 20ms, backend: procfs}
-  taskstats: {interval: 20ms}
+  proc_io: {interval: 20ms, backend: $pio}
+  taskstats: {interval: 20ms, backend: $ts}
 EOY
 	"$IOPSAMPLE" run "$WORK/$1.yaml" --quiet || { echo "run: exit $?"; return 1; }
-	episode_py "$WORK/episodes/$1" "$2" <<'PY'
+	episode_py "$WORK/episodes/$1" "$2" "$3" <<'PY'
 import json
 from epi import expect
 w = json.loads(open(ep.dir + "/target.stdout").read())
-want_tree = "walk" if sys.argv[2] == "off" else "cgroup"
+want_tree = "fork" if sys.argv[3] == "bpf" else "walk" if sys.argv[2] == "off" else "cgroup"
 costs = []
 for src in ("proc_io", "taskstats"):
     s = ep.manifest["sources"][src]
@@ -98,7 +100,7 @@ asked_once() {
 	cat >"$WORK/once.yaml" <<EOY
 episode: {name: once, output_dir: $WORK/episodes}
 target: {command: [$IOWORK, --sleepers, "63", --sleep-ms, "4000"], stdout: null}
-sources: {taskstats: {interval: 10ms}}
+sources: {taskstats: {interval: 10ms, backend: netlink}}
 EOY
 	"$IOPSAMPLE" run "$WORK/once.yaml" --quiet &
 	local run=$!
@@ -127,7 +129,7 @@ walk_keeps_files_open() {
 	cat >"$WORK/kept.yaml" <<EOY
 episode: {name: kept, output_dir: $WORK/episodes, cgroup: off}
 target: {command: [$IOWORK, --sleepers, "63", --sleep-ms, "4000"], stdout: null}
-sources: {proc_io: {interval: 10ms, backend: procfs}, taskstats: {interval: 10ms}}
+sources: {proc_io: {interval: 10ms, backend: procfs}, taskstats: {interval: 10ms, backend: netlink}}
 EOY
 	"$IOPSAMPLE" run "$WORK/kept.yaml" --quiet &
 	local run=$!
@@ -158,5 +160,6 @@ PY
 
 check each_thread_is_asked_once_a_tick asked_once
 check walk_keeps_files_open_and_asks_in_batches walk_keeps_files_open
-check big_tree_accounts_for_every_tick_and_byte big_tree cgroup auto
-check big_tree_walked_accounts_for_every_tick_and_byte big_tree walked off
+check big_tree_accounts_for_every_tick_and_byte big_tree cgroup auto classic
+check big_tree_walked_accounts_for_every_tick_and_byte big_tree walked off classic
+check big_tree_iterated_accounts_for_every_tick_and_byte big_tree iterated auto bpf

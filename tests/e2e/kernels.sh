@@ -64,7 +64,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 	if ! check "${line}_boots" boot "$@"; then
 		continue
 	fi
-	for what in probe direct sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
+	for what in probe direct direct-procfs sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
 		metawork patwork darwork darwork-ptrace throttled controllers verdict causes causes-dirty causes-outside causes-loader nulls; do
 		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what" "$WORK/metawork.strace" \
 			"$WORK/darwork.darshan"

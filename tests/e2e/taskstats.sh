@@ -40,7 +40,15 @@ episode_yaml() {
 		echo "episode: {name: $name, output_dir: $WORK/episodes${CGROUP:+, cgroup: $CGROUP}}"
 		echo "target: {command: [${argv%, }], stdout: file, stderr: file}"
 		echo "sources:"
-		for s in $sources; do echo "  $s: {interval: $interval}"; done
+		# BACKENDS=bpf or classic (procfs, netlink): proc_io's and taskstats'
+		for s in $sources; do
+			case ${BACKENDS:-}:$s in
+			bpf:proc_io | bpf:taskstats) echo "  $s: {interval: $interval, backend: bpf}" ;;
+			classic:proc_io) echo "  $s: {interval: $interval, backend: procfs}" ;;
+			classic:taskstats) echo "  $s: {interval: $interval, backend: netlink}" ;;
+			*) echo "  $s: {interval: $interval}" ;;
+			esac
+		done
 	} >"$WORK/$name.yaml"
 }
 
@@ -137,9 +145,11 @@ parallel_build() {
 		sync && echo 3 >/proc/sys/vm/drop_caches
 		local before
 		before=$(cat /proc/sys/kernel/ns_last_pid)
-		local cg=auto tree=cgroup
+		# cgroup and walk under the classic backends; the last under bpf
+		local cg=auto tree=cgroup backends=classic
 		[ $((i % 2)) = 0 ] && cg=off tree=walk
-		CGROUP=$cg episode make$i 10ms "proc_io taskstats block_io" make -s -j2 -C "$src" ||
+		[ "$i" = 5 ] && tree=fork backends=bpf
+		BACKENDS=$backends CGROUP=$cg episode make$i 10ms "proc_io taskstats block_io" make -s -j2 -C "$src" ||
 			{ tail -3 "$WORK/episodes/make$i/target.stderr"; return 1; }
 		episode_py "$WORK/episodes/make$i" "$(pids_since "$before")" "$tree" <<'PY' || return 1
 from epi import expect

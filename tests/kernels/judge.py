@@ -5,7 +5,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
   judge.py OUT CHECK METAWORK_STRACE DARWORK_DARSHAN
 
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
-direct, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
+direct, direct-procfs, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
 fio-io_uring, metawork, patwork, darwork, darwork-ptrace, throttled, controllers, verdict, causes, causes-dirty,
 causes-outside, causes-loader, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
@@ -26,7 +26,9 @@ import exact
 from epi import expect
 
 MINIMUM = {"syscall_io": (5, 10), "block_io": (5, 17)}
-NEEDS = {src: "Linux %d.%d or later" % v for src, v in MINIMUM.items()}
+# the bpf backends of proc_io and taskstats: the task iterator
+BPF_MINIMUM = {"proc_io": (5, 8), "taskstats": (5, 8)}
+NEEDS = {src: "Linux %d.%d or later" % v for src, v in list(MINIMUM.items()) + list(BPF_MINIMUM.items())}
 
 out, what = sys.argv[1], sys.argv[2]
 with open(os.path.join(out, "kernel")) as f:
@@ -66,6 +68,15 @@ def check_probe():
         else:
             expect(e["works"] is False, "%s's ebpf works on %s, below %s" % (src, release, NEEDS[src]))
             said.append(declined(src, e["error"]))
+    for src, least in BPF_MINIMUM.items():
+        s = p["sources"][src]
+        if version >= least:
+            expect(s["bpf"]["works"] is True and s["backend"] == "bpf",
+                   "%s's bpf backend on %s: %s" % (src, release, s["bpf"]["error"]))
+            said.append("%s bpf loads" % src)
+        else:
+            expect(s["backend"] in ("procfs", "netlink"), "%s runs %s on %s" % (src, s["backend"], release))
+            said.append(declined(src, s["bpf"]["error"]))
     sio = p["sources"]["syscall_io"]
     for backend in ("ebpf", "ptrace"):
         if sio[backend]["works"]:
@@ -114,10 +125,15 @@ def check_direct():
     else:
         said.append(declined("syscall_io", srcs["syscall_io"]["error"]))
     # the deployable sources' bytes of the same direct I/O, counted at
-    # submission: the tree's exactly
+    # submission: the tree's exactly, by the bpf backends where they load
+    # and by the others in direct-procfs (check_direct_procfs)
     for src in ("proc_io", "taskstats"):
+        want = "bpf" if version >= BPF_MINIMUM[src] else ("procfs" if src == "proc_io" else "netlink")
+        expect(srcs[src]["backend"] == want, "%s ran %s on %s: %s" % (
+            src, srcs[src]["backend"], release, srcs[src]["backend_reason"]))
         for f in ("read_bytes", "write_bytes"):
             expect(ep.total(src, f) == tree[f], "%s.%s %d, the tree's %d" % (src, f, ep.total(src, f), tree[f]))
+    said.append("proc_io and taskstats by %s" % srcs["proc_io"]["backend"])
     # delay accounting: switched on through /run/iopsample (which the guest
     # lacks: iopsample makes it), or on from boot before 5.14's sysctl
     ts = srcs["taskstats"]
@@ -134,6 +150,21 @@ def check_direct():
            "perf_event counted nothing")
     said.append("cgroup (v2) %d bytes written to vda, the tree's" % wrote)
     return "; ".join(said)
+
+
+def check_direct_procfs():
+    """direct's bytes by proc_io's procfs and taskstats' netlink backends:
+    the same as the tree's, as the bpf backends' in direct."""
+    ep = episode("direct-procfs")
+    tree = ep.target_report()
+    srcs = ep.manifest["sources"]
+    for src, backend in (("proc_io", "procfs"), ("taskstats", "netlink")):
+        expect(srcs[src]["status"] == "ok" and srcs[src]["backend"] == backend, "%s: %s %s" % (
+            src, srcs[src]["backend"], srcs[src]["error"]))
+        for f in ("read_bytes", "write_bytes"):
+            expect(ep.total(src, f) == tree[f], "%s.%s %d, the tree's %d" % (src, f, ep.total(src, f), tree[f]))
+    return "proc_io procfs and taskstats netlink: %d bytes read, %d written, the tree's" % (
+        tree["read_bytes"], tree["write_bytes"])
 
 
 def check_workload(workload, backend):
@@ -313,7 +344,7 @@ def check_nulls():
     return "null with a reason: " + ("; ".join(said) or "none")
 
 
-checks = {"probe": check_probe, "direct": check_direct, "nulls": check_nulls,
+checks = {"probe": check_probe, "direct": check_direct, "direct-procfs": check_direct_procfs, "nulls": check_nulls,
           "sysio-ebpf": lambda: check_workload("sysio", "ebpf"),
           "sysio-ptrace": lambda: check_workload("sysio", "ptrace"),
           "netio-ebpf": lambda: check_workload("netio", "ebpf"),
