@@ -61,10 +61,10 @@ import sys
 import tempfile
 import time
 
-SOURCES = ["proc_io:procfs", "proc_io:bpf", "taskstats", "cgroup", "diskstats", "perf_event", "syscall_io",
+SOURCES = ["proc_io:procfs", "proc_io:bpf", "taskstats:netlink", "taskstats:bpf", "cgroup", "diskstats", "perf_event", "syscall_io",
            "block_io", "gpu"]
 # the task iterator each bpf backend runs a tick, in its object file
-ITERATORS = {"proc_io": "pio_walk"}
+ITERATORS = {"proc_io": "pio_walk", "taskstats": "ts_walk"}
 
 
 def split(spec):
@@ -74,9 +74,10 @@ def split(spec):
 
 
 def seconds_for(n):
-    """The episode's steady part: 10 s, and the time its N processes take
-    to start before it."""
-    return SECONDS + n // 2048
+    """The episode: its steady 10 s, and before them the time its N
+    processes take to start and the floor's windows take beyond the 10 s
+    where the floor cannot keep the grid."""
+    return SECONDS + n // 400
 # Where no GPU is, gpu runs on NVML's test double (tests/fixtures/fake_nvml.c),
 # one GPU whose values change every call: what iopsample itself costs
 # around NVML's calls, which on a real GPU come on top (bench/nvml_calls.py).
@@ -206,7 +207,10 @@ def side_by_side(cmd, sampler, threads, env=None):
     """The floor's and the sampler's CPU per tick over the same window: the
     floor runs while the sampler samples."""
     t0, c0 = time.monotonic(), schedstat(sampler, threads)
-    fl = int(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode:
+        raise SystemExit("%s: exit %d: %s" % (" ".join(cmd[:5]), p.returncode, p.stderr.strip()[-300:]))
+    fl = int(p.stdout)
     t1, c1 = time.monotonic(), schedstat(sampler, threads)
     return (c1 - c0) / ((t1 - t0) * 1e9 / INTERVAL_NS), fl
 
@@ -233,11 +237,12 @@ def source_yaml(spec):
 
 
 def wait_for_tree(manifest, n, deadline):
-    """Until the episode's cgroup holds the n processes (and the keeper)."""
+    """Until the episode's cgroup holds the n processes (the keeper is not
+    in it)."""
     v2 = episode_cgroup(manifest)
     while v2 and time.monotonic() < deadline:
         with open(os.path.join(v2, "cgroup.procs")) as f:
-            if sum(1 for _ in f) >= n + 1:
+            if sum(1 for _ in f) >= n:
                 return
         time.sleep(0.1)
 
@@ -259,11 +264,14 @@ def episode(build, work, name, spec, n, want_perf):
     keeper = find_comm("iops-keeper", start + 5)
     time.sleep(max(0, start + 1.2 - time.monotonic()))
     manifest = json.load(open(os.path.join(out, "manifest.json")))
-    wait_for_tree(manifest, n, start + secs - SECONDS + 1)
+    wait_for_tree(manifest, n, start + secs - SECONDS)
+    print("%s at %d: %d processes after %.1f s" % (spec, n, n, time.monotonic() - start), file=sys.stderr)
     settle = time.monotonic()
     row_len = mean_row_len(os.path.join(out, src + ".jsonl"))
     cmd = floor_cmd(build, work, spec, row_len, keeper, manifest, sampler, n)
-    pairs = [side_by_side(cmd, sampler, src == "gpu", env) for _ in range(WINDOWS)]
+    # a floor that cannot keep the grid at thousands of processes takes
+    # longer a window: three of them there
+    pairs = [side_by_side(cmd, sampler, src == "gpu", env) for _ in range(WINDOWS if n < 4096 else 3)]
     ratios = sorted(a / b for a, b in pairs)
     mid = pairs[[a / b for a, b in pairs].index(ratios[len(ratios) // 2])]
     ps = perf_stat(tree_of(keeper)[1:]) if want_perf and shutil.which("perf") else None
@@ -355,11 +363,19 @@ def main():
     sizes = [] if sys.argv[2:3] == ["start"] else [int(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else [1, 64, 512]
     sources = sys.argv[3].split(",") if len(sys.argv) > 3 else SOURCES
     work = tempfile.mkdtemp(prefix="iopsample-bench-scale-")
-    resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1:] * 2)
+    # a procfs reader keeps three files a process open: 16384 processes
+    # need more than a default hard limit; root may raise it to fs.nr_open
+    try:
+        nr_open = int(open("/proc/sys/fs/nr_open").read())
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nr_open, nr_open))
+    except (OSError, ValueError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1:] * 2)
     res = {}
     for n in sizes:
         for i, src in enumerate(sources):
             res[(n, src)] = episode(build, work, "%s_%d" % (src.replace(":", "_"), n), src, n, i == 0)
+            print("done: %s at %d: %s" % (src, n, {k: v for k, v in res[(n, src)].items() if k != "stop"}),
+                  file=sys.stderr)
     bad = []
     if sizes:
         print_scale(res, sources, sizes, bad)

@@ -45,6 +45,7 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -57,6 +58,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -121,11 +123,22 @@ static size_t nfiles;
 
 /* ---- proc ---- */
 
-static int *io;
+static int *io; /* -1: beyond RLIMIT_NOFILE, opened each tick (as the sampler does) */
+static pid_t *io_pid;
 static size_t nio;
 static int procs_fd = -1, ep = -1;
 
 static int loadavg_fd = -1;
+static size_t fds_used;
+
+/* Descriptors this process may still open. */
+static long fds_left(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1 << 20;
+	return (long)rl.rlim_cur - (long)fds_used - 16;
+}
 
 static void proc_setup(pid_t root, const char *procs)
 {
@@ -137,14 +150,21 @@ static void proc_setup(pid_t root, const char *procs)
 	for (char *p = list; *p; p++)
 		n += *p == '\n';
 	io = calloc(n, sizeof(*io));
+	io_pid = calloc(n, sizeof(*io_pid));
 	pid_t pid = root;
 	for (char *p = list, *end;; p = end) {
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
-		io[nio++] = open_or_die(path);
-		int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		io_pid[nio] = pid;
+		/* two a process (io, pidfd) while 64 are left, as the sampler keeps
+		 * its files up to its limit less 64 */
+		io[nio] = fds_left() > 64 + 2 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		if (io[nio] < 0 && errno != EMFILE && fds_left() > 64 + 2)
+			die(path);
+		int pidfd = io[nio++] < 0 ? -1 : (int)syscall(SYS_pidfd_open, pid, 0);
+		fds_used += (io[nio - 1] >= 0) + (pidfd >= 0);
 		struct epoll_event ev = {.events = EPOLLIN};
-		if (pidfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev) < 0)
+		if (pidfd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev) < 0)
 			die("pidfd");
 		pid = (pid_t)strtol(p, &end, 10);
 		if (end == p)
@@ -156,9 +176,19 @@ static void proc_tick(void)
 {
 	if (pread(loadavg_fd, buf, 128, 0) <= 0)
 		die("loadavg");
-	for (size_t i = 0; i < nio; i++)
-		if (pread(io[i], buf, 512, 0) <= 0)
-			die("io");
+	for (size_t i = 0; i < nio; i++) { /* one gone since (ESRCH) costs its read too */
+		if (io[i] >= 0) {
+			(void)!pread(io[i], buf, 512, 0);
+			continue;
+		}
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/io", (int)io_pid[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			(void)!pread(fd, buf, 512, 0);
+			close(fd);
+		}
+	}
 	struct epoll_event ev[64];
 	epoll_wait(ep, ev, 64, 0);
 }

@@ -92,6 +92,24 @@ int cfg_string(struct cfg_ctx *c, const yaml_node_t *n, const char **out)
 	return 0;
 }
 
+int cfg_choice(struct cfg_ctx *c, const yaml_node_t *node, const char *what,
+	       const char *const *names, size_t n, int *out)
+{
+	const char *name = NULL;
+	int r = cfg_string(c, node, &name);
+	if (r < 0)
+		return r;
+	char list[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(name, names[i]))
+			return *out = (int)i, 0;
+		len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+	}
+	return cfg_fail(c, node, "unknown %s \"%s\" (%s)", what, name, list);
+}
+
 int cfg_bool(struct cfg_ctx *c, const yaml_node_t *n, bool *out)
 {
 	static const char *const yes[] = {"true", "True", "TRUE"};

@@ -61,6 +61,10 @@ int cfg_load(yaml_parser_t *parser, yaml_document_t *doc, const char *file, cons
 bool cfg_is_null(const yaml_node_t *n);
 /* Any scalar but null; *out points into the document. */
 int cfg_string(struct cfg_ctx *c, const yaml_node_t *n, const char **out);
+/* A string that is one of names[0..n) (a backend), its index into *out;
+ * else "unknown WHAT \"x\" (a, b or c)". */
+int cfg_choice(struct cfg_ctx *c, const yaml_node_t *node, const char *what,
+	       const char *const *names, size_t n, int *out);
 /* Plain true or false. */
 int cfg_bool(struct cfg_ctx *c, const yaml_node_t *n, bool *out);
 /* A plain decimal integer within [min, max]. */

@@ -92,17 +92,11 @@ static int sio_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_no
 	}
 	if (strcmp(key, "backend"))
 		return -ENOENT;
-	const char *name;
-	int r = cfg_string(c, v, &name);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < sizeof(choice_names) / sizeof(choice_names[0]); i++) {
-		if (!strcmp(name, choice_names[i])) {
-			cfg->backend = (enum sio_backend_choice)i;
-			return 0;
-		}
-	}
-	return cfg_fail(c, v, "unknown syscall_io backend \"%s\" (auto, ebpf or ptrace)", name);
+	int i;
+	int r = cfg_choice(c, v, "syscall_io backend", choice_names, sizeof(choice_names) / sizeof(choice_names[0]), &i);
+	if (r == 0)
+		cfg->backend = (enum sio_backend_choice)i;
+	return r;
 }
 
 static void sio_describe(const void *priv, json_t *out)

@@ -581,17 +581,11 @@ static int ts_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_nod
 	struct ts_config *cfg = priv;
 	if (strcmp(key, "backend"))
 		return -ENOENT;
-	const char *name;
-	int r = cfg_string(c, v, &name);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < sizeof(choice_names) / sizeof(choice_names[0]); i++) {
-		if (!strcmp(name, choice_names[i])) {
-			cfg->backend = (enum ts_backend_choice)i;
-			return 0;
-		}
-	}
-	return cfg_fail(c, v, "unknown taskstats backend \"%s\" (auto, netlink or bpf)", name);
+	int i;
+	int r = cfg_choice(c, v, "taskstats backend", choice_names, sizeof(choice_names) / sizeof(choice_names[0]), &i);
+	if (r == 0)
+		cfg->backend = (enum ts_backend_choice)i;
+	return r;
 }
 
 static void ts_describe(const void *priv, json_t *out)

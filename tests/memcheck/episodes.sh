@@ -63,10 +63,11 @@ EOY
 	memcheck run "$WORK/$1.yaml" --quiet
 }
 
-proc_io() {
-	episode pio "{proc_io: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+proc_io() { # BACKEND: procfs or bpf
+	episode "pio-$1" "{proc_io: {interval: 10ms, backend: $1}}" || { echo "exit $?"; quiet_logs; return 1; }
 	quiet_logs || return 1
-	near_the_workload pio proc_io wchar:wchar rchar:rchar
+	grep -q "\"backend\": \"$1\"" "$WORK/episodes/pio-$1/manifest.json" || { echo "not the $1 backend"; return 1; }
+	near_the_workload "pio-$1" proc_io wchar:wchar rchar:rchar
 }
 
 perf_event() {
@@ -88,14 +89,16 @@ syscall_io_ebpf() {
 	near_the_workload sioe syscall_io write_bytes:wchar read_bytes:rchar
 }
 
-# taskstats: netlink, its reader thread and the task_delayacct guardian
-taskstats() {
-	episode ts "{proc_io: {interval: 10ms}, taskstats: {interval: 10ms}}" || { echo "exit $?"; quiet_logs; return 1; }
+# taskstats: netlink (or the task iterator, with BACKEND bpf), its reader
+# thread and the task_delayacct guardian
+taskstats() { # BACKEND: netlink or bpf
+	episode "ts-$1" "{proc_io: {interval: 10ms}, taskstats: {interval: 10ms, backend: $1}}" ||
+		{ echo "exit $?"; quiet_logs; return 1; }
 	# the verdict of it: its sources read in threads, rows picked, windows
-	memcheck verdict "$WORK/episodes/ts" --format json -o "$WORK/ts.verdict" || { echo "verdict: exit $?"; return 1; }
-	memcheck verdict "$WORK/episodes/ts" --window 30ms >/dev/null || { echo "verdict --window: exit $?"; return 1; }
+	memcheck verdict "$WORK/episodes/ts-$1" --format json -o "$WORK/ts-$1.verdict" || { echo "verdict: exit $?"; return 1; }
+	memcheck verdict "$WORK/episodes/ts-$1" --window 30ms >/dev/null || { echo "verdict --window: exit $?"; return 1; }
 	quiet_logs || return 1
-	episode_py "$WORK/episodes/ts" "$WORK/ts.verdict" <<'PY'
+	episode_py "$WORK/episodes/ts-$1" "$WORK/ts-$1.verdict" <<'PY'
 import json
 from epi import expect
 expect(ep.manifest["status"] == "complete", "status")
@@ -225,10 +228,12 @@ expect(ep.manifest["status"] == "interrupted", "status " + ep.manifest["status"]
 PY
 }
 
-check proc_io_episode_under_memcheck proc_io
+check proc_io_episode_under_memcheck proc_io procfs
+check proc_io_bpf_episode_under_memcheck proc_io bpf
 check perf_event_episode_under_memcheck perf_event
 check syscall_io_ebpf_episode_under_memcheck syscall_io_ebpf
-check taskstats_episode_under_memcheck taskstats
+check taskstats_episode_under_memcheck taskstats netlink
+check taskstats_bpf_episode_under_memcheck taskstats bpf
 check cgroup_episode_under_memcheck cgroup
 check gpu_episode_under_memcheck gpu
 check syscall_io_ptrace_unavailable_under_memcheck syscall_io_unavailable
