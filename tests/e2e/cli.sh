@@ -59,7 +59,7 @@ c = json.load(open(work + "/c.json"))
 expect(c["episode"] == {"name": "c", "output_dir": work + "/episodes", "duration": "90s",
                         "stop_signal": "SIGTERM", "grace": "5s", "labels": {}, "cgroup": "auto"}, "episode %s" % c["episode"])
 expect(c["target"]["command"] == ["./bench", "--size", "4k"] and c["target"]["cwd"] == work, "target")
-expect(c["sources"] == {"proc_io": {"interval": "100ms", "available_in_deployment": True, "required": True}}, "sources")
+expect(c["sources"] == {"proc_io": {"interval": "100ms", "available_in_deployment": True, "required": True, "backend": "auto"}}, "sources")
 expect(c["output"] == {"compression": "none", "zstd_level": 3}, "output")
 PY
 	# the resolved config is itself a config that resolves the same
