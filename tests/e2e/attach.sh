@@ -34,7 +34,11 @@ PY
 }
 
 attached_process_exits() {
-	"$IOWORK" --rounds 30 --pause-ms 10 --tag "$TAG" >"$WORK/short.out" &
+	# it works, and exits, only once the episode started: a start slower
+	# than its life (a sanitizer's) would find no process to attach to
+	bash -c 'until grep -q "\"t_wall_start_ns\": [0-9]" "$1" 2>/dev/null; do sleep 0.01; done
+		 exec "$2" --rounds 30 --pause-ms 10 --tag "$3"' - "$WORK/episodes/short/manifest.json" \
+		"$IOWORK" "$TAG" >"$WORK/short.out" &
 	local victim=$! t0=$SECONDS
 	cat >"$WORK/short.yaml" <<EOY
 episode: {name: short, duration: 30s}
