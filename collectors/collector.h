@@ -53,11 +53,12 @@
  *   close      release what open took;
  *   release    optional, wherever a source_config is freed (the supervisor
  *              at its end, `iopsample probe`): let go of what probe kept in
- *              sc->priv for the sampler. syscall_io's probe keeps the eBPF
- *              programs it loaded, and the sampler, forked after it, takes
- *              them over (its copy is its own) rather than load and verify
- *              them a second time; "inherited" names their descriptors,
- *              which the sampler keeps at their numbers. */
+ *              sc->priv for the sampler. Every eBPF source's probe keeps
+ *              the programs it loaded (common/ebpf/ebpf_preload.h), and the
+ *              sampler, forked after it, takes them over (its copy is its
+ *              own) rather than load and verify them a second time;
+ *              "inherited" names their descriptors, which the sampler keeps
+ *              at their numbers. */
 #ifndef IOPSAMPLE_COLLECTOR_H
 #define IOPSAMPLE_COLLECTOR_H
 

@@ -61,13 +61,14 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Set by the sampler before load: the bit of bi_flags the throttle sets
- * on a bio it has charged (BIO_BPS_THROTTLED, BIO_THROTTLED before 5.19;
- * BIO_NO_FLAG when the kernel's BTF names neither), and the inode numbers
- * of the episode's own cgroups (v2, v1 blkio; 0 when none). */
+/* Set before load: the bit of bi_flags the throttle sets on a bio it has
+ * charged (BIO_BPS_THROTTLED, BIO_THROTTLED before 5.19; BIO_NO_FLAG when
+ * the kernel's BTF names neither). */
 #define BIO_NO_FLAG 0xff
 const volatile __u8 bio_throttled_bit = BIO_NO_FLAG;
-const volatile __u64 episode_cgroups[2];
+/* Set at open, after the load (ebpf_preload.h): the inode numbers of the
+ * episode's own cgroups (v2, v1 blkio; 0 when none). */
+__u64 episode_cgroups[2];
 /* the kernel's page size, set by the sampler */
 const volatile __u32 page_size = 4096;
 

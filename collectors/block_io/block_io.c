@@ -24,6 +24,7 @@
 #include "block_io.skel.h"
 #include "collector.h"
 #include "common/ebpf/ebpf.h"
+#include "common/ebpf/ebpf_preload.h"
 #include "common/ebpf/ebpf_slots.h"
 #include "common/ebpf/ebpf_tree.h"
 #include "clock.h"
@@ -69,6 +70,10 @@ static const char *const cause_counter_names[CAUSE_COUNTERS] = {
 struct bio_config {
 	struct blk_config blk; /* first: blk_config_drain_ns reads it at priv */
 	bool flush_dirty;
+	/* what the probe loaded for the sampler, and what that load found */
+	struct ebpf_preload preload;
+	char throttle_why[256]; /* why the throttle's entry is not followed, or "" */
+	char partial[320];      /* the programs the kernel refused, or "" */
 };
 
 static void bio_config_init(void *priv)
@@ -155,12 +160,16 @@ static void kernel_symbol_span(const char *name, __u64 *lo, __u64 *hi)
 	fclose(f);
 }
 
-/* Opens and loads the programs for the tree of t (NULL at probe): with
- * the fentry programs when fentries (the throttle's entry where the kernel
- * has the throttle, the page cache's cleaned pages and faults), else
- * without them. */
-static int load_once(struct block_io_bpf **out, const struct target_info *t,
-		     const struct bio_throttle_facts *f, bool fentries, struct errbuf *why)
+static void destroy(void *skel)
+{
+	block_io_bpf__destroy(skel);
+}
+
+/* Opens and loads the programs: with the fentry programs when fentries
+ * (the throttle's entry where the kernel has the throttle, the page
+ * cache's cleaned pages and faults), else without them. */
+static int load_once(struct block_io_bpf **out, const struct bio_throttle_facts *f, bool fentries,
+		     struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
 	struct block_io_bpf *skel = block_io_bpf__open();
@@ -173,10 +182,6 @@ static int load_once(struct block_io_bpf **out, const struct target_info *t,
 	kernel_symbol_span("filemap_fault", &skel->rodata->fault_lo, &skel->rodata->fault_hi);
 	skel->rodata->bio_throttled_bit = f->throttled_bit < 0 ? 0xff : (__u8)f->throttled_bit;
 	skel->rodata->page_size = (__u32)sysconf(_SC_PAGESIZE);
-	uint64_t ids[2];
-	bio_episode_cgroups(t ? t->cgroups : NULL, ids);
-	skel->rodata->episode_cgroups[0] = ids[0];
-	skel->rodata->episode_cgroups[1] = ids[1];
 	int r = ebpf_slots_size(skel->maps.bio_slots, why);
 	if (r == 0)
 		r = ebpf_load(skel->skeleton, why);
@@ -192,8 +197,8 @@ static int load_once(struct block_io_bpf **out, const struct target_info *t,
  * (some hosts' policies refuse fentry programs): else without them, and
  * *partial says what is missing then (and *throttle_why why the throttle's
  * entry is not followed). */
-static int load(struct block_io_bpf **out, const struct target_info *t, char *throttle_why,
-		size_t len, char *partial, size_t plen, struct errbuf *why)
+static int load(struct block_io_bpf **out, char *throttle_why, size_t len, char *partial, size_t plen,
+		struct errbuf *why)
 {
 	struct errbuf first;
 	struct bio_throttle_facts f;
@@ -203,7 +208,7 @@ static int load(struct block_io_bpf **out, const struct target_info *t, char *th
 		snprintf(throttle_why, len, "the kernel has no throttle (__blk_throtl_bio)");
 	else
 		*throttle_why = '\0';
-	if (load_once(out, t, &f, true, &first) == 0)
+	if (load_once(out, &f, true, &first) == 0)
 		return 0;
 	if (f.entry)
 		snprintf(throttle_why, len, "the kernel refused a program at the throttle's entry: %.180s",
@@ -212,25 +217,27 @@ static int load(struct block_io_bpf **out, const struct target_info *t, char *th
 		 "the kernel refused fentry programs (%.100s): dirty_bytes keeps the tree's dirty pages "
 		 "that were truncated before they were written",
 		 first.msg);
-	return load_once(out, t, &f, false, why);
+	return load_once(out, &f, false, why);
 }
 
-/* The whole load, verifier included, then nothing kept; what it found
- * goes to the manifest's "ebpf" as for syscall_io's eBPF backend. */
+/* The whole load, verifier included, kept for the sampler
+ * (ebpf_preload.h); what it found goes to the manifest's "ebpf" as for
+ * syscall_io's eBPF backend. */
 static int bio_probe(struct source_config *sc, const struct target_info *t, json_t *manifest,
 			struct errbuf *why)
 {
 	(void)t;
-	(void)sc;
+	struct bio_config *cfg = sc->priv;
 	struct block_io_bpf *skel;
+	struct ebpf_fd_mark before;
+	ebpf_preload_mark(&before);
 	json_t *facts = json_object();
 	int r = ebpf_host_check(facts, why);
 	if (r == 0)
 		r = ebpf_need_helper(facts, "bpf_loop", BPF_FUNC_loop, "Linux 5.17 or later", why);
-	char throttle_why[256], partial[320];
-	if (r == 0 && (r = load(&skel, NULL, throttle_why, sizeof(throttle_why), partial,
-				sizeof(partial), why)) == 0)
-		block_io_bpf__destroy(skel);
+	if (r == 0 && (r = load(&skel, cfg->throttle_why, sizeof(cfg->throttle_why), cfg->partial,
+				sizeof(cfg->partial), why)) == 0)
+		ebpf_preload_keep(&cfg->preload, &before, skel, destroy);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
 	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(why->msg));
 	json_object_set_new(manifest, "ebpf", facts);
@@ -799,9 +806,21 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	const struct bio_config *cfg = sc->priv;
 	b->flush_dirty = cfg->flush_dirty;
 	int r = blk_config_devices(&cfg->blk, &b->devs, why);
-	if (r == 0)
-		r = load(&b->skel, t, throttle_why, sizeof(throttle_why), b->partial_why,
-			 sizeof(b->partial_why), why);
+	/* this process's copy of what the probe loaded, else a load of its own */
+	if (r == 0 && cfg->preload.skel) {
+		b->skel = cfg->preload.skel;
+		snprintf(throttle_why, sizeof(throttle_why), "%s", cfg->throttle_why);
+		snprintf(b->partial_why, sizeof(b->partial_why), "%s", cfg->partial);
+	} else if (r == 0) {
+		r = load(&b->skel, throttle_why, sizeof(throttle_why), b->partial_why, sizeof(b->partial_why),
+			 why);
+	}
+	if (r == 0) {
+		uint64_t ids[2];
+		bio_episode_cgroups(t->cgroups, ids);
+		b->skel->bss->episode_cgroups[0] = ids[0];
+		b->skel->bss->episode_cgroups[1] = ids[1];
+	}
 	/* For the tests only: no completion program runs, so every end of the
 	 * tree's bios is inferred (block_io.bpf.c, "Ends no program sees"), as
 	 * on a host whose kernel runs no program where the devices complete. */
@@ -838,6 +857,18 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	return 0;
 }
 
+/* What the probe loaded, for a sampler forked with a copy of its own, or
+ * never. */
+static void bio_release(struct source_config *sc)
+{
+	ebpf_preload_release(&((struct bio_config *)sc->priv)->preload);
+}
+
+static size_t bio_inherited(const struct source_config *sc, int *fds, size_t max)
+{
+	return ebpf_preload_fds(&((const struct bio_config *)sc->priv)->preload, fds, max);
+}
+
 const struct collector_ops block_io_ops = {
 	.name = "block_io",
 	.available_in_deployment = false,
@@ -846,6 +877,8 @@ const struct collector_ops block_io_ops = {
 	.parse_key = bio_config_parse,
 	.describe = bio_config_describe,
 	.probe = bio_probe,
+	.release = bio_release,
+	.inherited = bio_inherited,
 	.open = bio_open,
 	.begin = bio_begin,
 	.sample = bio_sample,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "common/ebpf/ebpf_preload.h"
 #include "procfs.h"
 
 enum pio_backend_choice { PIO_AUTO, PIO_PROCFS, PIO_BPF };
@@ -27,16 +28,20 @@ struct pio_config {
 	enum pio_backend_choice backend;
 	const struct pio_backend *run;
 	char run_reason[sizeof(((struct errbuf *)0)->msg) + 64]; /* why run, for the manifest */
+	struct ebpf_preload preload; /* what run's probe loaded for the sampler */
 };
 
 struct pio_backend {
 	const char *name;
-	/* Can it read here? 0, or -errno with why; what it found into facts. */
-	int (*probe)(json_t *facts, struct errbuf *why);
+	/* Can it read here? 0, or -errno with why; what it found into facts.
+	 * It may keep in cfg->preload what open, in the sampler forked after
+	 * it, takes over rather than do again. */
+	int (*probe)(struct pio_config *cfg, json_t *facts, struct errbuf *why);
 	/* In the sampler, on the waiting target (or, attached, the running
 	 * tree): the baseline. What the manifest should say of how it reads
 	 * goes to manifest. */
-	int (*open)(const struct target_info *t, json_t *manifest, void **state, struct errbuf *why);
+	int (*open)(const struct pio_config *cfg, const struct target_info *t, json_t *manifest,
+		    void **state, struct errbuf *why);
 	/* The change of the tree's totals since the last reading, never
 	 * negative, and the tree's live processes (the keeper not included). */
 	int (*measure)(void *state, uint64_t delta[IO_NFIELDS], unsigned *nprocs, struct errbuf *why);

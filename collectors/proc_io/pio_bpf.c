@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/ebpf/ebpf.h"
+#include "common/ebpf/ebpf_preload.h"
 #include "common/ebpf/ebpf_tree.h"
 #include "pio_backend.h"
 #include "pio_bpf_layout.h"
@@ -48,14 +49,18 @@ struct walk {
 	unsigned nprocs, dead;
 };
 
+static void destroy(void *skel)
+{
+	proc_io_bpf__destroy(skel);
+}
+
 /* The iterator was added in Linux 5.8. */
-static int load(struct proc_io_bpf **out, pid_t keeper, struct errbuf *why)
+static int load(struct proc_io_bpf **out, struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
 	struct proc_io_bpf *skel = proc_io_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
-	skel->rodata->keeper = (__u32)keeper;
 	int r = ebpf_load(skel->skeleton, why);
 	if (r < 0) {
 		if (!ebpf_refused(why))
@@ -67,12 +72,15 @@ static int load(struct proc_io_bpf **out, pid_t keeper, struct errbuf *why)
 	return 0;
 }
 
-static int bpf_probe(json_t *facts, struct errbuf *why)
+/* The whole load, kept for the sampler (ebpf_preload.h). */
+static int bpf_probe(struct pio_config *cfg, json_t *facts, struct errbuf *why)
 {
 	struct proc_io_bpf *skel;
+	struct ebpf_fd_mark before;
+	ebpf_preload_mark(&before);
 	int r = ebpf_host_check(facts, why);
-	if (r == 0 && (r = load(&skel, 0, why)) == 0)
-		proc_io_bpf__destroy(skel);
+	if (r == 0 && (r = load(&skel, why)) == 0)
+		ebpf_preload_keep(&cfg->preload, &before, skel, destroy);
 	return r;
 }
 
@@ -158,17 +166,21 @@ static int bpf_measure(void *state, uint64_t delta[IO_NFIELDS], unsigned *nprocs
 	return 0;
 }
 
-static int bpf_open(const struct target_info *t, json_t *manifest, void **state, struct errbuf *why)
+static int bpf_open(const struct pio_config *cfg, const struct target_info *t, json_t *manifest,
+		    void **state, struct errbuf *why)
 {
 	pid_t root = t->keeper ? t->keeper : t->pid;
 	struct pio_bpf_state *b = calloc(1, sizeof(*b));
 	if (!b)
 		return errbuf_set(why, ENOMEM, "out of memory");
-	int r = load(&b->skel, t->keeper, why);
+	/* this process's copy of what the probe loaded, else a load of its own */
+	b->skel = cfg->preload.skel;
+	int r = b->skel ? 0 : load(&b->skel, why);
 	if (r < 0) {
 		free(b);
 		return r;
 	}
+	b->skel->bss->keeper = (__u32)t->keeper;
 	/* attached first, then seeded: a fork from here on is seen */
 	if ((r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||

@@ -345,8 +345,9 @@ static int measure(struct proc_io *p, uint64_t delta[IO_NFIELDS], unsigned *npro
 	return pio_tick_commit(&p->tree, p->obs, p->nobs, delta, nprocs);
 }
 
-static int procfs_probe(json_t *facts, struct errbuf *why)
+static int procfs_probe(struct pio_config *cfg, json_t *facts, struct errbuf *why)
 {
+	(void)cfg;
 	(void)facts;
 	struct proc_io_counters c;
 	int r = procfs_read_io(getpid(), &c);
@@ -382,9 +383,10 @@ static void procfs_close(void *state)
 	free(p);
 }
 
-static int procfs_open(const struct target_info *t, json_t *manifest, void **state,
-		       struct errbuf *why)
+static int procfs_open(const struct pio_config *cfg, const struct target_info *t, json_t *manifest,
+		       void **state, struct errbuf *why)
 {
+	(void)cfg;
 	pid_t root = t->keeper ? t->keeper : t->pid;
 	struct proc_io *p = calloc(1, sizeof(*p));
 	if (!p)

@@ -37,8 +37,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define EXIT_DEAD 16
 
 /* iopsample's keeper: its counts are the tree's (its reaped children's go
- * to it), but it is not one of the tree's processes (nprocs) */
-const volatile __u32 keeper;
+ * to it), but it is not one of the tree's processes (nprocs). Set at open,
+ * after the load (ebpf_preload.h). */
+__u32 keeper;
 
 /* Exits of the tree's tasks, and those exited and not yet freed */
 __u64 exits;

@@ -55,10 +55,11 @@ static void pio_describe(const void *priv, json_t *out)
 
 /* Probes one backend; its facts ("works", "error", what it found) go into
  * manifest under its name. */
-static int probe_one(const struct pio_backend *b, json_t *manifest, struct errbuf *why)
+static int probe_one(struct pio_config *cfg, const struct pio_backend *b, json_t *manifest,
+		     struct errbuf *why)
 {
 	json_t *facts = json_object();
-	int r = b->probe(facts, why);
+	int r = b->probe(cfg, facts, why);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
 	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(why->msg));
 	json_object_set_new(manifest, b->name, facts);
@@ -79,8 +80,8 @@ static int pio_probe(struct source_config *sc, const struct target_info *t, json
 	int r;
 	if (cfg->backend == PIO_AUTO) {
 		struct errbuf no_bpf, no_procfs;
-		int b = probe_one(&pio_bpf, manifest, &no_bpf);
-		int p = probe_one(&pio_procfs, manifest, &no_procfs);
+		int b = probe_one(cfg, &pio_bpf, manifest, &no_bpf);
+		int p = probe_one(cfg, &pio_procfs, manifest, &no_procfs);
 		if (b == 0) {
 			cfg->run = &pio_bpf;
 			snprintf(cfg->run_reason, sizeof(cfg->run_reason), "auto: the BPF task iterator loads here");
@@ -91,7 +92,7 @@ static int pio_probe(struct source_config *sc, const struct target_info *t, json
 		r = cfg->run ? 0 : errbuf_set(why, -p, "%s", no_procfs.msg);
 	} else {
 		const struct pio_backend *b = cfg->backend == PIO_BPF ? &pio_bpf : &pio_procfs;
-		if ((r = probe_one(b, manifest, why)) == 0) {
+		if ((r = probe_one(cfg, b, manifest, why)) == 0) {
 			cfg->run = b;
 			snprintf(cfg->run_reason, sizeof(cfg->run_reason), "set in the config");
 		} else if (b == &pio_bpf) {
@@ -135,7 +136,7 @@ static int pio_open(const struct source_config *sc, const struct target_info *t,
 	p->present = io.present;
 	json_object_set_new(manifest, "backend", json_string(cfg->run->name));
 	json_object_set_new(manifest, "backend_reason", json_string(cfg->run_reason));
-	if ((r = p->backend->open(t, manifest, &p->reader, why)) < 0) {
+	if ((r = p->backend->open(cfg, t, manifest, &p->reader, why)) < 0) {
 		p->reader = NULL;
 		pio_close(p);
 		return r;
@@ -167,6 +168,18 @@ static int pio_sample(void *state, struct errbuf *why)
 	return 0;
 }
 
+/* What the probe loaded, for a sampler forked with a copy of its own, or
+ * never. */
+static void pio_release(struct source_config *sc)
+{
+	ebpf_preload_release(&((struct pio_config *)sc->priv)->preload);
+}
+
+static size_t pio_inherited(const struct source_config *sc, int *fds, size_t max)
+{
+	return ebpf_preload_fds(&((const struct pio_config *)sc->priv)->preload, fds, max);
+}
+
 const struct collector_ops proc_io_ops = {
 	.name = "proc_io",
 	.available_in_deployment = true,
@@ -175,6 +188,8 @@ const struct collector_ops proc_io_ops = {
 	.parse_key = pio_parse_key,
 	.describe = pio_describe,
 	.probe = pio_probe,
+	.release = pio_release,
+	.inherited = pio_inherited,
 	.open = pio_open,
 	.sample = pio_sample,
 	.close = pio_close,

@@ -15,14 +15,11 @@
 #include <stdbool.h>
 
 #include "collector.h"
+#include "common/ebpf/ebpf_preload.h"
 #include "io_syscalls.h"
 #include "sio_counts.h"
 
 enum sio_backend_choice { SIO_AUTO, SIO_EBPF, SIO_PTRACE };
-
-/* The most descriptors a backend's probe may hand to the sampler (within
- * the sampler's SAMPLER_MAX_INHERITED); more, and the sampler loads anew. */
-#define SIO_PRELOADED_FDS_MAX 48
 
 struct sio_backend;
 
@@ -35,11 +32,7 @@ struct sio_config {
 	enum sio_backend_choice backend;
 	const struct sio_backend *run;
 	char run_reason[sizeof(((struct errbuf *)0)->msg) + 64]; /* why run, for the manifest */
-	/* what run's probe loaded for the sampler (the ebpf programs), and the
-	 * descriptors that came with it */
-	void *preloaded;
-	int preloaded_fds[SIO_PRELOADED_FDS_MAX];
-	size_t npreloaded_fds;
+	struct ebpf_preload preload; /* what run's probe loaded for the sampler */
 };
 
 struct sio_backend {
@@ -48,7 +41,7 @@ struct sio_backend {
 	bool holds_target;
 	/* Can it count here? 0, or -errno with why; adds what it found to
 	 * facts ("works" and "error" are the face's). It may keep in
-	 * cfg->preloaded what open, in the sampler forked after it, takes
+	 * cfg->preload what open, in the sampler forked after it, takes
 	 * over rather than do again. */
 	int (*probe)(struct sio_config *cfg, json_t *facts, struct errbuf *why);
 	/* Optional: in the launched target, right before exec. */
@@ -69,8 +62,6 @@ struct sio_backend {
 	/* Optional: let go of the target before the last snapshot. */
 	void (*finish)(void *state);
 	void (*close)(void *state);
-	/* Optional: let go of cfg->preloaded, where no sampler took it. */
-	void (*release)(struct sio_config *cfg);
 };
 
 extern const struct sio_backend sio_ebpf;

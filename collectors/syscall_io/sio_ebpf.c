@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "common/ebpf/ebpf.h"
-#include "fdutil.h"
 #include "kernel_version.h"
+#include "common/ebpf/ebpf_preload.h"
 #include "common/ebpf/ebpf_slots.h"
 #include "common/ebpf/ebpf_tree.h"
 #include "sio_backend.h"
@@ -48,11 +48,9 @@ static const char *ebpf_unseen(const struct io_syscall *sys)
 	return sys->via == SIO_VIA_IO_URING ? uring_unseen() : NULL;
 }
 
-static void ebpf_release(struct sio_config *cfg)
+static void destroy(void *skel)
 {
-	syscall_io_bpf__destroy(cfg->preloaded);
-	cfg->preloaded = NULL;
-	cfg->npreloaded_fds = 0;
+	syscall_io_bpf__destroy(skel);
 }
 
 /* Opens and loads the programs for cfg's syscalls: the syscall exit's
@@ -115,48 +113,24 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool 
 }
 
 /* The whole load, verifier included: what open will do fails here first,
- * before the episode exists. What loaded is kept for the sampler, forked
- * after the probe, which attaches it rather than load and verify it a
- * second time (half of the backend's start-up), with every descriptor the
- * load opened (the programs', the maps', BTF's, whatever libbpf keeps),
- * which the sampler keeps at their numbers: found as the descriptors open
- * after the load and not before (the supervisor is one thread). A load
- * that opened more than the sampler may keep is not kept. */
+ * before the episode exists. What loaded is kept for the sampler
+ * (ebpf_preload.h), which attaches it rather than load and verify it a
+ * second time. */
 static int ebpf_probe(struct sio_config *cfg, json_t *facts, struct errbuf *why)
 {
 	struct syscall_io_bpf *skel;
 	int r = ebpf_host_check(facts, why);
 	if (r < 0)
 		return r;
-	enum { LISTED = 256 };
-	int before[LISTED], after[LISTED];
-	int nbefore = fd_open_list(before, LISTED);
+	struct ebpf_fd_mark before;
+	ebpf_preload_mark(&before);
 	bool looped;
 	r = load(cfg, &skel, &looped, why);
 	if (r == 0 || !ebpf_refused(why)) /* a user bpf() refuses learns nothing of the kernel */
 		json_object_set_new(facts, "bpf_loop", json_boolean(looped));
 	if (r < 0)
 		return ebpf_older_than(why, 5, 10, r);
-	int nafter = fd_open_list(after, LISTED);
-	if (cfg->preloaded)
-		ebpf_release(cfg);
-	size_t n = 0;
-	bool fits = nbefore >= 0 && nbefore <= LISTED && nafter >= 0 && nafter <= LISTED;
-	for (int i = 0, j = 0; fits && i < nafter; i++) {
-		while (j < nbefore && before[j] < after[i])
-			j++;
-		if (j < nbefore && before[j] == after[i])
-			continue;
-		fits = n < SIO_PRELOADED_FDS_MAX;
-		if (fits)
-			cfg->preloaded_fds[n++] = after[i];
-	}
-	if (!fits) {
-		syscall_io_bpf__destroy(skel);
-		return 0;
-	}
-	cfg->preloaded = skel;
-	cfg->npreloaded_fds = n;
+	ebpf_preload_keep(&cfg->preload, &before, skel, destroy);
 	return 0;
 }
 
@@ -176,7 +150,7 @@ static int ebpf_open(const struct sio_config *cfg, const struct target_info *t, 
 		return errbuf_set(why, ENOMEM, "out of memory");
 	e->n = cfg->n;
 	/* this process's copy of what the probe loaded, else a load of its own */
-	e->skel = cfg->preloaded;
+	e->skel = cfg->preload.skel;
 	bool looped;
 	int r = e->skel ? 0 : load(cfg, &e->skel, &looped, why);
 	if (r < 0) {
@@ -228,7 +202,6 @@ const struct sio_backend sio_ebpf = {
 	.name = "ebpf",
 	.holds_target = false,
 	.probe = ebpf_probe,
-	.release = ebpf_release,
 	.open = ebpf_open,
 	.snapshot = ebpf_snapshot,
 	.report = ebpf_report,

@@ -184,22 +184,16 @@ static int sio_probe(struct source_config *sc, const struct target_info *t, json
 	return r;
 }
 
-/* What the chosen backend's probe loaded, for a sampler forked with a copy
- * of its own, or never. */
+/* What the probe loaded, for a sampler forked with a copy of its own, or
+ * never. */
 static void sio_release(struct source_config *sc)
 {
-	struct sio_config *cfg = sc->priv;
-	if (cfg->preloaded && cfg->run && cfg->run->release)
-		cfg->run->release(cfg);
+	ebpf_preload_release(&((struct sio_config *)sc->priv)->preload);
 }
 
 static size_t sio_inherited(const struct source_config *sc, int *fds, size_t max)
 {
-	const struct sio_config *cfg = sc->priv;
-	if (!cfg->preloaded || cfg->npreloaded_fds > max)
-		return 0;
-	memcpy(fds, cfg->preloaded_fds, cfg->npreloaded_fds * sizeof(*fds));
-	return cfg->npreloaded_fds;
+	return ebpf_preload_fds(&((const struct sio_config *)sc->priv)->preload, fds, max);
 }
 
 static bool sio_holds_target(const struct source_config *sc)

@@ -17,8 +17,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define KB_MASK (~(__u64)1023)
 
 /* iopsample's keeper: asked for like the rest in the episode cgroup's
- * list; left out here when the netlink backend would walk past it */
-const volatile __u32 skip_tgid;
+ * list; left out here when the netlink backend would walk past it. Set at
+ * open, after the load (ebpf_preload.h). */
+__u32 skip_tgid;
 
 struct task_delay_info {
 	__u64 blkio_delay, swapin_delay, freepages_delay, thrashing_delay;

@@ -594,14 +594,18 @@ static void ts_describe(const void *priv, json_t *out)
 	json_object_set_new(out, "backend", json_string(choice_names[cfg->backend]));
 }
 
+static void destroy_bpf(void *skel)
+{
+	taskstats_bpf__destroy(skel);
+}
+
 /* The task iterator's programs, loaded (the iterator came in Linux 5.8). */
-static int load_bpf(struct taskstats_bpf **out, pid_t skip, struct errbuf *why)
+static int load_bpf(struct taskstats_bpf **out, struct errbuf *why)
 {
 	ebpf_quiet_libbpf();
 	struct taskstats_bpf *skel = taskstats_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
-	skel->rodata->skip_tgid = (__u32)skip;
 	int r = ebpf_load(skel->skeleton, why);
 	if (r < 0) {
 		if (!ebpf_refused(why))
@@ -626,9 +630,11 @@ static int choose_backend(struct ts_config *cfg, json_t *manifest, struct errbuf
 	json_t *facts = json_object();
 	struct taskstats_bpf *skel = NULL;
 	struct errbuf no;
+	struct ebpf_fd_mark before;
+	ebpf_preload_mark(&before);
 	int r = ebpf_host_check(facts, &no);
-	if (r == 0 && (r = load_bpf(&skel, 0, &no)) == 0)
-		taskstats_bpf__destroy(skel);
+	if (r == 0 && (r = load_bpf(&skel, &no)) == 0) /* kept for the sampler */
+		ebpf_preload_keep(&cfg->preload, &before, skel, destroy_bpf);
 	json_object_set_new(facts, "works", json_boolean(r == 0));
 	json_object_set_new(facts, "error", r == 0 ? json_null() : json_string(no.msg));
 	json_object_set_new(manifest, "bpf", facts);
@@ -741,6 +747,23 @@ static uint32_t provided(const struct taskstats *p, unsigned version, uint32_t i
 	return m;
 }
 
+/* The bpf backend's programs: this process's copy of what the probe loaded,
+ * else a load of its own; attached first, then seeded: a fork from here on
+ * is seen. */
+static int open_bpf(struct taskstats *p, const struct ts_config *c, const struct target_info *t,
+		    struct errbuf *why)
+{
+	int r = 0;
+	p->skel = c->preload.skel;
+	if (!p->skel && (r = load_bpf(&p->skel, why)) < 0)
+		return r;
+	p->skel->bss->skip_tgid = (__u32)t->keeper;
+	if ((r = ebpf_tree_init(&p->btree, p->skel->obj, &p->skel->bss->tree_overflow, why)) < 0 ||
+	    (r = ebpf_attach(p->skel->skeleton, why)) < 0)
+		return r;
+	return ebpf_tree_seed(&p->btree, p->root, true, t->observer, why);
+}
+
 static int ts_open_source(const struct source_config *sc, const struct target_info *t, json_t *row,
 			  json_t *manifest, void **state, struct errbuf *why)
 {
@@ -788,12 +811,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	/* the cgroup's thread list needs each answer to name its process */
 	if (t->keeper && version >= 12 && !c->bpf)
 		p->threads_fd = cgroup_set_open_members(t->cgroups, true);
-	/* attached first, then seeded: a fork from here on is seen */
-	if (r == 0 && c->bpf && version &&
-	    ((r = load_bpf(&p->skel, t->keeper, why)) < 0 ||
-	     (r = ebpf_tree_init(&p->btree, p->skel->obj, &p->skel->bss->tree_overflow, why)) < 0 ||
-	     (r = ebpf_attach(p->skel->skeleton, why)) < 0 ||
-	     (r = ebpf_tree_seed(&p->btree, p->root, true, t->observer, why)) < 0)) {
+	if (r == 0 && c->bpf && version && (r = open_bpf(p, c, t, why)) < 0) {
 		char detail[sizeof(why->msg)];
 		snprintf(detail, sizeof(detail), "%s", why->msg);
 		errbuf_set(why, -r, "backend bpf: %s", detail);
@@ -856,6 +874,18 @@ static int ts_sample(void *state, struct errbuf *why)
 	return 0;
 }
 
+/* What the probe loaded, for a sampler forked with a copy of its own, or
+ * never. */
+static void ts_release(struct source_config *sc)
+{
+	ebpf_preload_release(&((struct ts_config *)sc->priv)->preload);
+}
+
+static size_t ts_inherited(const struct source_config *sc, int *fds, size_t max)
+{
+	return ebpf_preload_fds(&((const struct ts_config *)sc->priv)->preload, fds, max);
+}
+
 const struct collector_ops taskstats_ops = {
 	.name = "taskstats",
 	.available_in_deployment = true,
@@ -864,6 +894,8 @@ const struct collector_ops taskstats_ops = {
 	.parse_key = ts_parse_key,
 	.describe = ts_describe,
 	.probe = ts_probe,
+	.release = ts_release,
+	.inherited = ts_inherited,
 	.prepare = ts_prepare,
 	.open = ts_open_source,
 	.sample = ts_sample,

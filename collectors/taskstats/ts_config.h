@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "common/ebpf/ebpf_preload.h"
 #include "log.h"
 
 enum ts_backend_choice { TS_AUTO, TS_NETLINK, TS_BPF };
@@ -13,6 +14,7 @@ enum ts_backend_choice { TS_AUTO, TS_NETLINK, TS_BPF };
 struct ts_config {
 	enum ts_backend_choice backend;
 	bool bpf; /* the threads are read by the task iterator */
+	struct ebpf_preload preload; /* its programs, loaded by the probe */
 	char backend_reason[sizeof(((struct errbuf *)0)->msg) + 64];
 	bool no_sysctl; /* the kernel has no task_delayacct (before 5.14: on from boot) */
 	bool found_on; /* task_delayacct read 1 before the episode */

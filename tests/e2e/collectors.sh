@@ -166,3 +166,67 @@ PY
 }
 
 check killed_keeper_fails_the_episode keeper_killed
+
+# An eBPF source's programs are loaded and verified once an episode, by its
+# probe in the supervisor; its sampler, forked after, takes them over and
+# only attaches (collectors/common/ebpf/ebpf_preload.h): a second load was
+# half of such a source's start. strace -f sees every bpf() of the episode.
+programs_loaded_once() {
+	cat >"$WORK/once.yaml" <<EOY
+episode: {name: once}
+target: {command: [$IOWORK, --rounds, "20", --pause-ms, "5", --tag, $TAG]}
+sources: {proc_io: {interval: 20ms, backend: bpf}, taskstats: {interval: 20ms, backend: bpf},
+          syscall_io: {interval: 20ms, backend: ebpf}, block_io: {interval: 20ms}}
+EOY
+	strace -f -qq -e trace=bpf,prctl -e signal=none -o "$WORK/once.strace" \
+		"$IOPSAMPLE" run "$WORK/once.yaml" --quiet || { echo "exit $?"; return 1; }
+	/usr/bin/python3 - "$WORK/once.strace" <<'PY' || return 1
+import collections, re, sys
+names, loads, attaches = {}, collections.Counter(), collections.Counter()
+for line in open(sys.argv[1]):
+    pid = int(line.split()[0])
+    m = re.search(r'PR_SET_NAME, "([^"]*)"', line)
+    if m:
+        names[pid] = m.group(1)
+    m = re.search(r'BPF_PROG_LOAD, .*prog_name="([^"]+)"', line)
+    if m and not m.group(1).startswith("libbpf_"):  # libbpf's feature probes
+        loads[pid, m.group(1)] += 1
+    if re.search(r"bpf\(BPF_(LINK_CREATE|RAW_TRACEPOINT_OPEN)", line):
+        attaches[pid] += 1
+samplers = {p: n for p, n in names.items() if n in ("iops-proc_io", "iops-taskstats",
+                                                     "iops-syscall_io", "iops-block_io")}
+bad = []
+if len(samplers) != 4:
+    bad.append("samplers %s" % sorted(samplers.values()))
+for (pid, prog), n in sorted(loads.items()):
+    if pid in samplers:
+        bad.append("%s loaded %s" % (samplers[pid], prog))
+supervisor = {pid for pid, _ in loads} - set(samplers)
+if len(supervisor) != 1:
+    bad.append("programs loaded by %d processes besides the samplers" % len(supervisor))
+for prog in ("pio_walk", "ts_walk", "iops_sio_enter", "iops_bio_queue"):
+    n = sum(c for (pid, p), c in loads.items() if p == prog)
+    if n != 1:
+        bad.append("%s loaded %d times" % (prog, n))
+for pid, name in samplers.items():
+    if not attaches[pid]:
+        bad.append("%s attached nothing" % name)
+if bad:
+    sys.exit("; ".join(bad))
+print("%d programs loaded, all by the supervisor; the samplers attached %s" % (
+    sum(loads.values()), ", ".join("%s %d" % (n[5:], attaches[p]) for p, n in sorted(samplers.items(), key=lambda x: x[1]))))
+PY
+	"$IOPSAMPLE" validate "$WORK/episodes/once" >/dev/null || { echo "validate: $?"; return 1; }
+	episode_py "$WORK/episodes/once" <<'PY'
+from epi import expect
+m = ep.manifest
+expect(m["status"] == "complete", "status " + m["status"])
+for n in ("proc_io", "taskstats", "syscall_io", "block_io"):
+    expect(m["sources"][n]["status"] == "ok", "%s %s" % (n, m["sources"][n]))
+w = sum(r["wchar"] for r in ep.rows["proc_io"])
+expect(w > 0 and w == sum(r["write_bytes"] for r in ep.rows["syscall_io"]),
+       "proc_io wchar %d, syscall_io write_bytes" % w)
+PY
+}
+
+check ebpf_programs_are_loaded_once_by_the_probe programs_loaded_once
