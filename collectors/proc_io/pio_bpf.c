@@ -36,9 +36,13 @@ _Static_assert((int)PIO_FIELDS == (int)IO_NFIELDS && (int)PIO_RCHAR == (int)IO_R
 struct pio_bpf_state {
 	struct proc_io_bpf *skel;
 	struct ebpf_tree tree;
+	struct ebpf_tree_ran ran;
 	int walk_fd; /* the iterator's link */
 	uint64_t emitted[IO_NFIELDS];
+	uint64_t last[IO_NFIELDS]; /* the last walk's totals */
+	unsigned last_nprocs;
 	unsigned unsettled; /* readings that ran out of walks */
+	unsigned still;     /* readings that walked nothing: the tree had not run */
 	json_t *manifest;
 };
 
@@ -114,10 +118,18 @@ static int walk(struct pio_bpf_state *b, struct walk *w)
 	return r;
 }
 
-/* The tree's total now, and its live processes. */
+/* The tree's total now, and its live processes: the last walk's when no
+ * task of the tree ran since (tree.bpf.h, TREE_RAN). */
 static int reading(struct pio_bpf_state *b, uint64_t total[IO_NFIELDS], unsigned *nprocs)
 {
 	struct proc_io_bpf__bss *bss = b->skel->bss;
+	if (ebpf_tree_still(&b->ran)) {
+		memcpy(total, b->last, sizeof(b->last));
+		*nprocs = b->last_nprocs;
+		b->still++;
+		return 0;
+	}
+	ebpf_tree_ran_mark(&b->ran);
 	struct walk w[2];
 	for (int n = 0;; n++) {
 		struct walk *now = &w[n & 1], *before = &w[!(n & 1)];
@@ -131,7 +143,8 @@ static int reading(struct pio_bpf_state *b, uint64_t total[IO_NFIELDS], unsigned
 					       now->ntasks == before->ntasks));
 		if (settled || n + 1 == MAX_WALKS) {
 			memcpy(total, now->sum, sizeof(now->sum));
-			*nprocs = now->nprocs;
+			memcpy(b->last, now->sum, sizeof(now->sum));
+			*nprocs = b->last_nprocs = now->nprocs;
 			b->unsettled += !settled;
 			return 0;
 		}
@@ -143,8 +156,10 @@ static void bpf_close(void *state)
 	struct pio_bpf_state *b = state;
 	if (!b)
 		return;
-	if (b->manifest)
+	if (b->manifest) {
 		json_object_set_new(b->manifest, "readings_unsettled", json_integer(b->unsettled));
+		json_object_set_new(b->manifest, "readings_still", json_integer(b->still));
+	}
 	proc_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
 	free(b);
 }
@@ -181,6 +196,9 @@ static int bpf_open(const struct pio_config *cfg, const struct target_info *t, j
 		return r;
 	}
 	b->skel->bss->keeper = (__u32)t->keeper;
+	struct proc_io_bpf__bss *bss = b->skel->bss;
+	ebpf_tree_ran_init(&b->ran, bss->tree_cpus, &bss->tree_cpus_beyond, &bss->tree_changes,
+			   &bss->tree_walk_saw_running);
 	/* attached first, then seeded: a fork from here on is seen */
 	if ((r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||
@@ -191,6 +209,7 @@ static int bpf_open(const struct pio_config *cfg, const struct target_info *t, j
 	b->walk_fd = bpf_link__fd(b->skel->links.pio_walk);
 	json_object_set_new(manifest, "tree", json_string("fork"));
 	json_object_set_new(manifest, "readings_unsettled", json_integer(0));
+	json_object_set_new(manifest, "readings_still", json_integer(0));
 
 	/* The baseline: the rows count from here, the target still waiting. */
 	uint64_t ignored[IO_NFIELDS];

@@ -29,6 +29,7 @@
  * The tree is tree.bpf.h's map, kept until a process is freed, not until it
  * exits: a zombie's counts are the tree's until its reaper takes them. */
 #define TREE_UNTIL_REAPED
+#define TREE_RAN
 #include "common/ebpf/tree.bpf.h"
 #include "proc_io/pio_bpf_layout.h"
 
@@ -77,6 +78,7 @@ int pio_walk(struct bpf_iter__task *ctx)
 	if (!t || !tree_has_task(t, true))
 		return 0;
 	struct signal_struct *sig = t->signal;
+	tree_walk_saw(t);
 	add_io(&t->ioac);
 	if (t == t->group_leader) {
 		add_io(&sig->ioac);

@@ -9,6 +9,7 @@
  * what a thread counted at its exit is known there and nowhere a walk can
  * see. The tree is tree.bpf.h's map, kept until a process is freed. */
 #define TREE_UNTIL_REAPED
+#define TREE_RAN
 #include "common/ebpf/tree.bpf.h"
 #include "taskstats/ts_bpf_layout.h"
 
@@ -61,6 +62,7 @@ int ts_walk(struct bpf_iter__task *ctx)
 	__u32 zero = 0;
 	if (!t || !tree_has_task(t, true) || (__u32)t->tgid == skip_tgid)
 		return 0;
+	tree_walk_saw(t);
 	struct ts_bpf_thread *r = bpf_map_lookup_elem(&scratch, &zero);
 	if (!r)
 		return 0;

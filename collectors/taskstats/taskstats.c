@@ -88,6 +88,8 @@ struct taskstats {
 	/* the bpf backend's */
 	struct taskstats_bpf *skel;
 	struct ebpf_tree btree;
+	struct ebpf_tree_ran ran;
+	unsigned still; /* ticks that walked nothing: the tree had not run */
 	int walk_fd;
 	char *walk_buf;
 	size_t walk_cap;
@@ -452,12 +454,43 @@ static int scan(struct taskstats *p, struct errbuf *why)
 	return feed(p);
 }
 
+/* A tick of the bpf backend at which no task of the tree had run since the
+ * last walk (tree.bpf.h, TREE_RAN): nothing changed, and every exit record
+ * received meanwhile is a stranger's, since a thread of the tree ran to
+ * exit. Those are dropped, with the socket drained first; a task of the
+ * tree that ran in the meantime, or records lost, make it a tick like any
+ * other (the records kept for it). */
+static bool still(struct taskstats *p)
+{
+	if (!p->skel || !ebpf_tree_still(&p->ran))
+		return false;
+	drain_listener(p);
+	pthread_mutex_lock(&p->lock);
+	bool quiet = ebpf_tree_still(&p->ran) && !p->reader_err && p->overflows == p->overflows_seen;
+	if (quiet) {
+		p->ninbox = 0;
+		pidmap_clear(&p->recorded);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (quiet) {
+		memset(p->tree.delta, 0, sizeof(p->tree.delta));
+		p->tree.untrusted = 0;
+		p->still++;
+	}
+	return quiet;
+}
+
 /* One tick: the scan, then the exit records received up to its end (it
  * drains the socket after its last answer: every record sent before then
  * is in the batch), which ts_tree applies before the scan's sightings;
  * *lost when records were lost since the last tick. */
 static int measure(struct taskstats *p, bool *lost, struct errbuf *why)
 {
+	*lost = false;
+	if (still(p))
+		return 0;
+	if (p->skel)
+		ebpf_tree_ran_mark(&p->ran);
 	ts_tree_begin(&p->tree);
 	int r = scan(p, why);
 	if (r < 0)
@@ -533,6 +566,8 @@ static void ts_close_state(void *state)
 	struct taskstats *p = state;
 	if (!p)
 		return;
+	if (p->skel && p->manifest && json_object_get(p->manifest, "readings_still"))
+		json_object_set_new(p->manifest, "readings_still", json_integer(p->still));
 	if (p->reading) {
 		(void)!write(p->stop[1], "x", 1);
 		pthread_join(p->reader, NULL);
@@ -758,6 +793,9 @@ static int open_bpf(struct taskstats *p, const struct ts_config *c, const struct
 	if (!p->skel && (r = load_bpf(&p->skel, why)) < 0)
 		return r;
 	p->skel->bss->skip_tgid = (__u32)t->keeper;
+	struct taskstats_bpf__bss *bss = p->skel->bss;
+	ebpf_tree_ran_init(&p->ran, bss->tree_cpus, &bss->tree_cpus_beyond, &bss->tree_changes,
+			   &bss->tree_walk_saw_running);
 	if ((r = ebpf_tree_init(&p->btree, p->skel->obj, &p->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(p->skel->skeleton, why)) < 0)
 		return r;
@@ -842,6 +880,8 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	json_object_set_new(manifest, "exit_overflows", json_integer(0));
 	json_object_set_new(manifest, "rows_nulled", json_integer(0));
 	json_object_set_new(manifest, "kernel_faults", json_integer(0));
+	if (p->skel)
+		json_object_set_new(manifest, "readings_still", json_integer(0));
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());
 	*state = p;
 	return 0;

@@ -7,8 +7,10 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+#include "common/ebpf/ebpf_tree_map.h"
 #include "log.h"
 
 struct ebpf_tree {
@@ -30,5 +32,26 @@ int ebpf_tree_seed(struct ebpf_tree *t, pid_t root, bool descendants, pid_t skip
 		   struct errbuf *why);
 /* 0, or -ENOSPC when a fork found the map full (the tree lost a process). */
 int ebpf_tree_check(const struct ebpf_tree *t, struct errbuf *why);
+
+/* Whether the tree ran since the last walk (TREE_RAN in tree.bpf.h): the
+ * program's counts, in its mapped .bss. */
+struct ebpf_tree_ran {
+	const struct tree_cpu *cpus;
+	const __u32 *beyond;
+	const __u64 *changes;
+	__u32 *walk_saw_running;
+	unsigned ncpus; /* the host's possible CPUs; 0: never still */
+	bool marked;
+	uint64_t mark; /* the counts at the last walk */
+};
+
+void ebpf_tree_ran_init(struct ebpf_tree_ran *r, const struct tree_cpu *cpus, const __u32 *beyond,
+			const __u64 *changes, __u32 *walk_saw_running);
+/* Right before a walk: the counts it starts from. */
+void ebpf_tree_ran_mark(struct ebpf_tree_ran *r);
+/* True when, since the last mark, no task of the tree was switched on or
+ * off a CPU, none is on one now nor was during that walk, and no process
+ * joined the tree or was freed: a walk would sum what the last one did. */
+bool ebpf_tree_still(const struct ebpf_tree_ran *r);
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef IOPSAMPLE_EBPF_TREE_MAP_H
 #define IOPSAMPLE_EBPF_TREE_MAP_H
 
+#include <linux/types.h>
+
 /* Processes of one tree alive at once (threads do not count). Preallocated:
  * about 1 MiB of kernel memory, and no allocation in the fork path. */
 #define EBPF_TREE_MAX 16384
@@ -10,5 +12,15 @@
 /* A seeded process's value in a map of start times (TREE_UNTIL_REAPED):
  * not known yet (no process starts 1 ns after boot). */
 #define TREE_SEEDED 1
+
+/* What of the tree ran, a CPU's (TREE_RAN): its context switches that
+ * took a task of the tree off it or onto it, and whether one is on it now.
+ * Written by that CPU alone, a cache line each. */
+#define TREE_CPUS 1024
+struct tree_cpu {
+	__u64 switches;
+	__u32 running;
+	__u32 pad[13];
+};
 
 #endif

@@ -208,6 +208,7 @@ struct task_struct {
 	int pid;
 	int tgid;
 	int exit_state; /* EXIT_ZOMBIE, EXIT_DEAD, or 0 */
+	int on_cpu;     /* on a CPU now (CONFIG_SMP) */
 	struct task_struct *group_leader;
 	struct pid *thread_pid; /* NULL once it is released */
 	__u64 start_time;   /* CLOCK_MONOTONIC ns at its fork */

@@ -22,7 +22,16 @@
  * does, once the process is freed, and since its pid may be another's by
  * then, the map keeps each process's start time (TREE_SEEDED for one
  * seeded from /proc, until the source has seen it), and an entry whose
- * start time is not the process's names a stranger. */
+ * start time is not the process's names a stranger.
+ *
+ * A source that reads the tree's counters by walking it (a task iterator)
+ * defines TREE_RAN: then each CPU counts the switches that take a task of
+ * the tree on or off it (tree_cpus), and the fork and free programs count
+ * the tree's changes. A task's counters (its I/O, CPU, delays, switches)
+ * change only while it runs, its process's only while one of its tasks
+ * runs (exits, reaps) or when it is freed: so when no count moved since a
+ * walk and no task of the tree is on a CPU, nothing a walk would sum has
+ * changed, and the sampler need not walk (ebpf_tree_still()). */
 #ifndef IOPSAMPLE_TREE_BPF_H
 #define IOPSAMPLE_TREE_BPF_H
 
@@ -48,6 +57,19 @@ struct {
  * a process. */
 __u64 tree_overflow;
 
+#ifdef TREE_RAN
+struct tree_cpu tree_cpus[TREE_CPUS];
+__u32 tree_cpus_beyond; /* a switch of the tree on a CPU past TREE_CPUS */
+__u64 tree_changes;     /* processes joined and freed */
+/* A task of the tree on a CPU during the walk, zeroed by the sampler
+ * before each: one that joined the tree while on its CPU (seeded) is on
+ * no CPU's count until it is switched off. */
+__u32 tree_walk_saw_running;
+#define TREE_CHANGED() __sync_fetch_and_add(&tree_changes, 1)
+#else
+#define TREE_CHANGED() ((void)0)
+#endif
+
 static __always_inline int tree_has_current(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -63,6 +85,8 @@ int BPF_PROG(iops_tree_fork, struct task_struct *parent, struct task_struct *chi
 		return 0;
 	if (bpf_map_update_elem(&tree, &tgid, &member, BPF_ANY) < 0)
 		__sync_fetch_and_add(&tree_overflow, 1);
+	else
+		TREE_CHANGED();
 	return 0;
 }
 
@@ -99,8 +123,9 @@ int BPF_PROG(iops_tree_free, struct task_struct *t)
 	if (t != t->group_leader)
 		return 0;
 	__u64 *start = bpf_map_lookup_elem(&tree, &tgid);
-	if (start && (*start == t->start_time || *start == TREE_SEEDED))
-		bpf_map_delete_elem(&tree, &tgid);
+	if (start && (*start == t->start_time || *start == TREE_SEEDED) &&
+	    bpf_map_delete_elem(&tree, &tgid) == 0)
+		TREE_CHANGED();
 	return 0;
 }
 #else
@@ -111,6 +136,42 @@ int BPF_PROG(iops_tree_exit, struct task_struct *task)
 	if (task->signal->live.counter == 0)
 		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
+}
+#endif
+
+#ifdef TREE_RAN
+/* Whether t's process has an entry: a stale one (a stranger with a freed
+ * process's pid) costs a walk, never a count. */
+static __always_inline bool tree_has_tgid(struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
+	return t->pid && bpf_map_lookup_elem(&tree, &tgid);
+}
+
+/* The same three arguments from Linux 5.5 (5.18 added prev_state after
+ * them). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(iops_tree_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	bool off = tree_has_tgid(prev), on = tree_has_tgid(next);
+	if (!off && !on)
+		return 0;
+	__u32 cpu = bpf_get_smp_processor_id();
+	if (cpu >= TREE_CPUS) {
+		tree_cpus_beyond = 1;
+		return 0;
+	}
+	struct tree_cpu *c = &tree_cpus[cpu];
+	*(volatile __u64 *)&c->switches = c->switches + 1;
+	*(volatile __u32 *)&c->running = on;
+	return 0;
+}
+
+/* In the walk, for each task of the tree it reads. */
+static __always_inline void tree_walk_saw(struct task_struct *t)
+{
+	if (t->on_cpu)
+		tree_walk_saw_running = 1;
 }
 #endif
 
