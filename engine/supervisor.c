@@ -572,14 +572,16 @@ int supervisor_run(struct config *cfg)
 		code = EX_IOERR;
 		goto out;
 	}
-	for (size_t i = 0; i < s.ep.nsrc; i++)
-		if (s.ep.src[i].status == SOURCE_STARTING && s.ep.src[i].sc->ops->prepare)
-			s.ep.src[i].sc->ops->prepare(s.ep.src[i].sc);
+	/* signals wait for the event loop from here: one that came while a
+	 * source changed the host would end iopsample before it put it back */
 	if (setup_signals(&s) < 0) {
 		log_error("signalfd: %s", strerror(errno));
 		code = finish(&s, EX_OSERR);
 		goto out;
 	}
+	for (size_t i = 0; i < s.ep.nsrc; i++)
+		if (s.ep.src[i].status == SOURCE_STARTING && s.ep.src[i].sc->ops->prepare)
+			s.ep.src[i].sc->ops->prepare(s.ep.src[i].sc);
 
 	if (attached(&s)) {
 		s.ep.target.pid = cfg->target.pid;
