@@ -39,8 +39,7 @@ struct pio_bpf_state {
 	struct ebpf_tree_ran ran;
 	int walk_fd; /* the iterator's link */
 	uint64_t emitted[IO_NFIELDS];
-	uint64_t last[IO_NFIELDS]; /* the last walk's totals */
-	unsigned last_nprocs;
+	unsigned nprocs; /* at the last walk */
 	unsigned unsettled; /* readings that ran out of walks */
 	unsigned still;     /* readings that walked nothing: the tree had not run */
 	json_t *manifest;
@@ -118,17 +117,10 @@ static int walk(struct pio_bpf_state *b, struct walk *w)
 	return r;
 }
 
-/* The tree's total now, and its live processes: the last walk's when no
- * task of the tree ran since (tree.bpf.h, TREE_RAN). */
+/* The tree's total now, and its live processes. */
 static int reading(struct pio_bpf_state *b, uint64_t total[IO_NFIELDS], unsigned *nprocs)
 {
 	struct proc_io_bpf__bss *bss = b->skel->bss;
-	if (ebpf_tree_still(&b->ran)) {
-		memcpy(total, b->last, sizeof(b->last));
-		*nprocs = b->last_nprocs;
-		b->still++;
-		return 0;
-	}
 	ebpf_tree_ran_mark(&b->ran);
 	struct walk w[2];
 	for (int n = 0;; n++) {
@@ -143,8 +135,7 @@ static int reading(struct pio_bpf_state *b, uint64_t total[IO_NFIELDS], unsigned
 					       now->ntasks == before->ntasks));
 		if (settled || n + 1 == MAX_WALKS) {
 			memcpy(total, now->sum, sizeof(now->sum));
-			memcpy(b->last, now->sum, sizeof(now->sum));
-			*nprocs = b->last_nprocs = now->nprocs;
+			*nprocs = now->nprocs;
 			b->unsettled += !settled;
 			return 0;
 		}
@@ -171,8 +162,17 @@ static int bpf_measure(void *state, uint64_t delta[IO_NFIELDS], unsigned *nprocs
 	int r = ebpf_tree_check(&b->tree, why);
 	if (r < 0)
 		return r;
-	if ((r = reading(b, total, nprocs)) < 0)
+	/* no task of the tree ran since the last walk (tree.bpf.h, TREE_RAN):
+	 * nothing a walk sums moved */
+	if (ebpf_tree_still(&b->ran)) {
+		memset(delta, 0, IO_NFIELDS * sizeof(*delta));
+		*nprocs = b->nprocs;
+		b->still++;
+		return 0;
+	}
+	if ((r = reading(b, total, &b->nprocs)) < 0)
 		return errbuf_set(why, r, "walking the tasks: %s", strerror(-r));
+	*nprocs = b->nprocs;
 	for (int f = 0; f < IO_NFIELDS; f++) {
 		delta[f] = total[f] > b->emitted[f] ? total[f] - b->emitted[f] : 0;
 		if (total[f] > b->emitted[f])
@@ -196,9 +196,7 @@ static int bpf_open(const struct pio_config *cfg, const struct target_info *t, j
 		return r;
 	}
 	b->skel->bss->keeper = (__u32)t->keeper;
-	struct proc_io_bpf__bss *bss = b->skel->bss;
-	ebpf_tree_ran_init(&b->ran, bss->tree_cpus, &bss->tree_cpus_beyond, &bss->tree_changes,
-			   &bss->tree_walk_saw_running);
+	ebpf_tree_ran_init(&b->ran, &b->skel->bss->tree_ran);
 	/* attached first, then seeded: a fork from here on is seen */
 	if ((r = ebpf_tree_init(&b->tree, b->skel->obj, &b->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(b->skel->skeleton, why)) < 0 ||

@@ -793,9 +793,7 @@ static int open_bpf(struct taskstats *p, const struct ts_config *c, const struct
 	if (!p->skel && (r = load_bpf(&p->skel, why)) < 0)
 		return r;
 	p->skel->bss->skip_tgid = (__u32)t->keeper;
-	struct taskstats_bpf__bss *bss = p->skel->bss;
-	ebpf_tree_ran_init(&p->ran, bss->tree_cpus, &bss->tree_cpus_beyond, &bss->tree_changes,
-			   &bss->tree_walk_saw_running);
+	ebpf_tree_ran_init(&p->ran, &p->skel->bss->tree_ran);
 	if ((r = ebpf_tree_init(&p->btree, p->skel->obj, &p->skel->bss->tree_overflow, why)) < 0 ||
 	    (r = ebpf_attach(p->skel->skeleton, why)) < 0)
 		return r;

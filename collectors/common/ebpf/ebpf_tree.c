@@ -108,24 +108,22 @@ int ebpf_tree_check(const struct ebpf_tree *t, struct errbuf *why)
 			  EBPF_TREE_MAX);
 }
 
-void ebpf_tree_ran_init(struct ebpf_tree_ran *r, const struct tree_cpu *cpus, const __u32 *beyond,
-			const __u64 *changes, __u32 *walk_saw_running)
+void ebpf_tree_ran_init(struct ebpf_tree_ran *r, struct tree_ran *counts)
 {
 	int n = libbpf_num_possible_cpus();
-	*r = (struct ebpf_tree_ran){.cpus = cpus, .beyond = beyond, .changes = changes,
-				    .walk_saw_running = walk_saw_running,
-				    .ncpus = n > 0 && n <= TREE_CPUS ? (unsigned)n : 0};
+	*r = (struct ebpf_tree_ran){.counts = counts, .ncpus = n > 0 && n <= TREE_CPUS ? (unsigned)n : 0};
 }
 
 /* The counts now; false when they cannot tell (a CPU past TREE_CPUS) or a
  * task of the tree is on a CPU. */
 static bool ran_counts(const struct ebpf_tree_ran *r, uint64_t *sum)
 {
-	bool off = r->ncpus && !__atomic_load_n(r->beyond, __ATOMIC_ACQUIRE);
-	*sum = __atomic_load_n(r->changes, __ATOMIC_ACQUIRE);
+	const struct tree_ran *k = r->counts;
+	bool off = r->ncpus && !__atomic_load_n(&k->beyond, __ATOMIC_ACQUIRE);
+	*sum = __atomic_load_n(&k->changes, __ATOMIC_ACQUIRE);
 	for (unsigned c = 0; c < r->ncpus; c++) {
-		*sum += __atomic_load_n(&r->cpus[c].switches, __ATOMIC_ACQUIRE);
-		off = off && !__atomic_load_n(&r->cpus[c].running, __ATOMIC_ACQUIRE);
+		*sum += __atomic_load_n(&k->cpus[c].switches, __ATOMIC_ACQUIRE);
+		off = off && !__atomic_load_n(&k->cpus[c].running, __ATOMIC_ACQUIRE);
 	}
 	return off;
 }
@@ -134,12 +132,12 @@ void ebpf_tree_ran_mark(struct ebpf_tree_ran *r)
 {
 	ran_counts(r, &r->mark);
 	r->marked = true;
-	__atomic_store_n(r->walk_saw_running, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->counts->walk_saw_running, 0, __ATOMIC_RELEASE);
 }
 
 bool ebpf_tree_still(const struct ebpf_tree_ran *r)
 {
 	uint64_t now;
 	return r->marked && ran_counts(r, &now) && now == r->mark &&
-	       !__atomic_load_n(r->walk_saw_running, __ATOMIC_ACQUIRE);
+	       !__atomic_load_n(&r->counts->walk_saw_running, __ATOMIC_ACQUIRE);
 }

@@ -36,17 +36,13 @@ int ebpf_tree_check(const struct ebpf_tree *t, struct errbuf *why);
 /* Whether the tree ran since the last walk (TREE_RAN in tree.bpf.h): the
  * program's counts, in its mapped .bss. */
 struct ebpf_tree_ran {
-	const struct tree_cpu *cpus;
-	const __u32 *beyond;
-	const __u64 *changes;
-	__u32 *walk_saw_running;
+	struct tree_ran *counts;
 	unsigned ncpus; /* the host's possible CPUs; 0: never still */
 	bool marked;
 	uint64_t mark; /* the counts at the last walk */
 };
 
-void ebpf_tree_ran_init(struct ebpf_tree_ran *r, const struct tree_cpu *cpus, const __u32 *beyond,
-			const __u64 *changes, __u32 *walk_saw_running);
+void ebpf_tree_ran_init(struct ebpf_tree_ran *r, struct tree_ran *counts);
 /* Right before a walk: the counts it starts from. */
 void ebpf_tree_ran_mark(struct ebpf_tree_ran *r);
 /* True when, since the last mark, no task of the tree was switched on or

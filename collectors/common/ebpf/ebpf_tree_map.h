@@ -13,14 +13,23 @@
  * not known yet (no process starts 1 ns after boot). */
 #define TREE_SEEDED 1
 
-/* What of the tree ran, a CPU's (TREE_RAN): its context switches that
- * took a task of the tree off it or onto it, and whether one is on it now.
- * Written by that CPU alone, a cache line each. */
+/* What of the tree ran (TREE_RAN), in the program's .bss. */
 #define TREE_CPUS 1024
-struct tree_cpu {
-	__u64 switches;
-	__u32 running;
-	__u32 pad[13];
+struct tree_ran {
+	/* a CPU's context switches that took a task of the tree off it or
+	 * onto it, and whether one is on it now: written by that CPU alone,
+	 * a cache line each */
+	struct tree_cpu {
+		__u64 switches;
+		__u32 running;
+		__u32 pad[13];
+	} cpus[TREE_CPUS];
+	__u64 changes; /* processes joined and freed */
+	__u32 beyond;  /* a switch of the tree on a CPU past TREE_CPUS */
+	/* a task of the tree on a CPU during the walk, zeroed by the sampler
+	 * before each: one that joined the tree while on its CPU (seeded) is
+	 * on no CPU's count until it is switched off */
+	__u32 walk_saw_running;
 };
 
 #endif

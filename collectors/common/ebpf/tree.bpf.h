@@ -26,7 +26,7 @@
  *
  * A source that reads the tree's counters by walking it (a task iterator)
  * defines TREE_RAN: then each CPU counts the switches that take a task of
- * the tree on or off it (tree_cpus), and the fork and free programs count
+ * the tree on or off it (tree_ran), and the fork and free programs count
  * the tree's changes. A task's counters (its I/O, CPU, delays, switches)
  * change only while it runs, its process's only while one of its tasks
  * runs (exits, reaps) or when it is freed: so when no count moved since a
@@ -58,14 +58,8 @@ struct {
 __u64 tree_overflow;
 
 #ifdef TREE_RAN
-struct tree_cpu tree_cpus[TREE_CPUS];
-__u32 tree_cpus_beyond; /* a switch of the tree on a CPU past TREE_CPUS */
-__u64 tree_changes;     /* processes joined and freed */
-/* A task of the tree on a CPU during the walk, zeroed by the sampler
- * before each: one that joined the tree while on its CPU (seeded) is on
- * no CPU's count until it is switched off. */
-__u32 tree_walk_saw_running;
-#define TREE_CHANGED() __sync_fetch_and_add(&tree_changes, 1)
+struct tree_ran tree_ran;
+#define TREE_CHANGED() __sync_fetch_and_add(&tree_ran.changes, 1)
 #else
 #define TREE_CHANGED() ((void)0)
 #endif
@@ -158,10 +152,10 @@ int BPF_PROG(iops_tree_switch, bool preempt, struct task_struct *prev, struct ta
 		return 0;
 	__u32 cpu = bpf_get_smp_processor_id();
 	if (cpu >= TREE_CPUS) {
-		tree_cpus_beyond = 1;
+		tree_ran.beyond = 1;
 		return 0;
 	}
-	struct tree_cpu *c = &tree_cpus[cpu];
+	struct tree_cpu *c = &tree_ran.cpus[cpu];
 	*(volatile __u64 *)&c->switches = c->switches + 1;
 	*(volatile __u32 *)&c->running = on;
 	return 0;
@@ -171,7 +165,7 @@ int BPF_PROG(iops_tree_switch, bool preempt, struct task_struct *prev, struct ta
 static __always_inline void tree_walk_saw(struct task_struct *t)
 {
 	if (t->on_cpu)
-		tree_walk_saw_running = 1;
+		tree_ran.walk_saw_running = 1;
 }
 #endif
 
