@@ -184,6 +184,8 @@ static int load_once(struct block_io_bpf **out, const struct bio_throttle_facts 
 	skel->rodata->page_size = (__u32)sysconf(_SC_PAGESIZE);
 	int r = ebpf_slots_size(skel->maps.bio_slots, why);
 	if (r == 0)
+		r = ebpf_tree_size(skel->maps.tree, why);
+	if (r == 0)
 		r = ebpf_load(skel->skeleton, why);
 	if (r < 0) {
 		block_io_bpf__destroy(skel);

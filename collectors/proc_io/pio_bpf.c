@@ -64,10 +64,12 @@ static int load(struct proc_io_bpf **out, struct errbuf *why)
 	struct proc_io_bpf *skel = proc_io_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
-	int r = ebpf_load(skel->skeleton, why);
+	int r = ebpf_tree_size(skel->maps.tree, why);
+	if (r == 0)
+		r = ebpf_tree_size(skel->maps.exited, why);
+	if (r == 0 && (r = ebpf_load(skel->skeleton, why)) < 0 && !ebpf_refused(why))
+		ebpf_older_than(why, 5, 8, r);
 	if (r < 0) {
-		if (!ebpf_refused(why))
-			ebpf_older_than(why, 5, 8, r);
 		proc_io_bpf__destroy(skel);
 		return r;
 	}

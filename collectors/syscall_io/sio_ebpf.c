@@ -103,6 +103,8 @@ static int load(const struct sio_config *cfg, struct syscall_io_bpf **out, bool 
 				  skel->rodata->sio_uring_index != SIO_NOT_COUNTED);
 	int r = ebpf_slots_size(skel->maps.sio_slots, why);
 	if (r == 0)
+		r = ebpf_tree_size(skel->maps.tree, why);
+	if (r == 0)
 		r = ebpf_load(skel->skeleton, why);
 	if (r < 0) {
 		syscall_io_bpf__destroy(skel);

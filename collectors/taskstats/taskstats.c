@@ -641,10 +641,10 @@ static int load_bpf(struct taskstats_bpf **out, struct errbuf *why)
 	struct taskstats_bpf *skel = taskstats_bpf__open();
 	if (!skel)
 		return ebpf_fail(why, -errno, "opening");
-	int r = ebpf_load(skel->skeleton, why);
+	int r = ebpf_tree_size(skel->maps.tree, why);
+	if (r == 0 && (r = ebpf_load(skel->skeleton, why)) < 0 && !ebpf_refused(why))
+		ebpf_older_than(why, 5, 8, r);
 	if (r < 0) {
-		if (!ebpf_refused(why))
-			ebpf_older_than(why, 5, 8, r);
 		taskstats_bpf__destroy(skel);
 		return r;
 	}

@@ -185,6 +185,7 @@ EOY
 	/usr/bin/python3 - "$WORK/once.strace" <<'PY' || return 1
 import collections, re, sys
 names, loads, attaches = {}, collections.Counter(), collections.Counter()
+trees = []  # (map name, max_entries) of the maps that hold the tree
 for line in open(sys.argv[1]):
     pid = int(line.split()[0])
     m = re.search(r'PR_SET_NAME, "([^"]*)"', line)
@@ -195,6 +196,9 @@ for line in open(sys.argv[1]):
         loads[pid, m.group(1)] += 1
     if re.search(r"bpf\(BPF_(LINK_CREATE|RAW_TRACEPOINT_OPEN)", line):
         attaches[pid] += 1
+    m = re.search(r'BPF_MAP_CREATE, .*max_entries=(\d+), .*map_name="(tree|exited)"', line)
+    if m:
+        trees.append((m.group(2), int(m.group(1))))
 samplers = {p: n for p, n in names.items() if n in ("iops-proc_io", "iops-taskstats",
                                                      "iops-syscall_io", "iops-block_io")}
 bad = []
@@ -213,10 +217,17 @@ for prog in ("pio_walk", "ts_walk", "iops_sio_enter", "iops_bio_queue"):
 for pid, name in samplers.items():
     if not attaches[pid]:
         bad.append("%s attached nothing" % name)
+# docs/data-model.md: a tree map holds as many processes as the host has
+# pids (each holds one until reaped), up to 65536
+holds = min(int(open("/proc/sys/kernel/pid_max").read()), 65536)
+# (block_io loads again without its fentry programs where they are refused)
+if [n for n, _ in trees].count("tree") < 4 or [n for n, _ in trees].count("exited") != 1:
+    bad.append("tree maps created: %s" % trees)
+bad += ["map %s holds %d, not %d" % (n, size, holds) for n, size in trees if size != holds]
 if bad:
     sys.exit("; ".join(bad))
-print("%d programs loaded, all by the supervisor; the samplers attached %s" % (
-    sum(loads.values()), ", ".join("%s %d" % (n[5:], attaches[p]) for p, n in sorted(samplers.items(), key=lambda x: x[1]))))
+print("%d programs loaded, all by the supervisor; tree maps of %d; the samplers attached %s" % (
+    sum(loads.values()), holds, ", ".join("%s %d" % (n[5:], attaches[p]) for p, n in sorted(samplers.items(), key=lambda x: x[1]))))
 PY
 	"$IOPSAMPLE" validate "$WORK/episodes/once" >/dev/null || { echo "validate: $?"; return 1; }
 	episode_py "$WORK/episodes/once" <<'PY'

@@ -4,11 +4,24 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ebpf_tree_map.h"
 #include "pidmap.h"
 #include "procfs.h"
+
+int ebpf_tree_size(struct bpf_map *map, struct errbuf *why)
+{
+	char buf[32];
+	if (procfs_read("/proc/sys/kernel/pid_max", buf, sizeof(buf)) <= 0)
+		return 0; /* no /proc/sys (a container may hide it): EBPF_TREE_MAX */
+	long pid_max = strtol(buf, NULL, 10);
+	if (pid_max <= 0 || (unsigned long)pid_max >= bpf_map__max_entries(map))
+		return 0;
+	int r = bpf_map__set_max_entries(map, (__u32)pid_max);
+	return r < 0 ? errbuf_set(why, -r, "sizing %s: %s", bpf_map__name(map), strerror(-r)) : 0;
+}
 
 int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *overflow,
 		   struct errbuf *why)
@@ -17,6 +30,7 @@ int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *ove
 	if (!map)
 		return errbuf_set(why, ENOENT, "the eBPF object has no tree map");
 	t->map_fd = bpf_map__fd(map);
+	t->max = bpf_map__max_entries(map);
 	t->starts = bpf_map__value_size(map) == sizeof(__u64);
 	t->overflow = overflow;
 	return 0;
@@ -104,8 +118,8 @@ int ebpf_tree_check(const struct ebpf_tree *t, struct errbuf *why)
 	if (__atomic_load_n(t->overflow, __ATOMIC_RELAXED) == 0)
 		return 0;
 	return errbuf_set(why, ENOSPC,
-			  "the target's tree had more than %d processes at once: the eBPF tree map is full",
-			  EBPF_TREE_MAX);
+			  "the target's tree had more than %u processes at once: the eBPF tree map is full",
+			  t->max);
 }
 
 void ebpf_tree_ran_init(struct ebpf_tree_ran *r, struct tree_ran *counts)

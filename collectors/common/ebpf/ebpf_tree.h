@@ -15,10 +15,15 @@
 
 struct ebpf_tree {
 	int map_fd;
+	unsigned max; /* processes the map holds */
 	bool starts; /* the map keeps start times (TREE_UNTIL_REAPED) */
 	const __u64 *overflow; /* the program's tree_overflow, in its mapped .bss */
 };
 
+/* Between the skeleton's open and its load: sizes map, one that holds the
+ * tree's processes or tasks, to the host's pid_max where that is under
+ * EBPF_TREE_MAX. */
+int ebpf_tree_size(struct bpf_map *map, struct errbuf *why);
 /* obj's map "tree"; overflow points at the skeleton's bss->tree_overflow. */
 int ebpf_tree_init(struct ebpf_tree *t, struct bpf_object *obj, const __u64 *overflow,
 		   struct errbuf *why);

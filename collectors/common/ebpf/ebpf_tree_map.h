@@ -5,9 +5,12 @@
 
 #include <linux/types.h>
 
-/* Processes of one tree alive at once (threads do not count). Preallocated:
- * about 1 MiB of kernel memory, and no allocation in the fork path. */
-#define EBPF_TREE_MAX 16384
+/* Processes of one tree alive at once (threads do not count), at most.
+ * Preallocated, so that the fork path never allocates: 80 bytes an entry,
+ * 5 MiB at this size. ebpf_tree_size() lowers it to the host's pid_max
+ * where that is smaller (32768: 2.5 MiB), which no tree can outgrow, since
+ * each of its processes holds a pid until it is reaped. */
+#define EBPF_TREE_MAX 65536
 
 /* A seeded process's value in a map of start times (TREE_UNTIL_REAPED):
  * not known yet (no process starts 1 ns after boot). */
