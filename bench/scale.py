@@ -76,8 +76,9 @@ def split(spec):
 def seconds_for(n):
     """The episode: its steady 10 s, and before them the time its N
     processes take to start and the floor's windows take beyond the 10 s
-    where the floor cannot keep the grid."""
-    return SECONDS + n // 300
+    where the floor cannot keep the grid (past 4096, a saturated reader's
+    windows take as long again as the start)."""
+    return SECONDS + n // 300 * (2 if n > 4096 else 1)
 # Where no GPU is, gpu runs on NVML's test double (tests/fixtures/fake_nvml.c),
 # one GPU whose values change every call: what iopsample itself costs
 # around NVML's calls, which on a real GPU come on top (bench/nvml_calls.py).
@@ -226,7 +227,10 @@ def perf_stat(pids, seconds=1.5):
     p.send_signal(signal.SIGINT)
     err = p.communicate()[1]
     if p.returncode not in (0, -signal.SIGINT, 130):
-        raise SystemExit("perf stat: exit %d: %s" % (p.returncode, err.strip()[-300:]))
+        # (perf stat -p of 16384 processes stopped here at "Too many
+        # events are opened": no figure for that size, the rest goes on)
+        print("perf stat: exit %d: %s" % (p.returncode, err.strip()[-300:]), file=sys.stderr)
+        return None
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu * 1e9 / (seconds * 1e9 / INTERVAL_NS)
