@@ -128,6 +128,9 @@ PY
 # it times each call from user space, with fio's bookkeeping and the
 # syscall's entry and return inside, a few microseconds that differ by host
 # (1.0 us on one, 3.4 us on another, 1.6 us around a read of /dev/zero).
+# The two programs run one after the other at each tracepoint, so each
+# interval holds some of the other's run: a constant, about 200 ns a call
+# here, on top of the 3 % (a 7 us pread64 was 2.8 % under bpftrace's).
 fio_time() (
 	local loop= img=/dev/shm/iopsample-meta-$$.img
 	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
@@ -164,7 +167,7 @@ calls, t = by(ep, "pread64", "calls"), by(ep, "pread64", "time_ns")
 ours, bts, fio = t / calls, bt_ns / bt_calls, job["lat_ns"]["mean"]
 expect(calls == bt_calls, "pread64 %d, bpftrace %d" % (calls, bt_calls))
 expect(calls >= job["total_ios"], "pread64 %d, fio %d" % (calls, job["total_ios"]))
-expect(abs(ours - bts) <= 0.03 * bts, "mean pread64 %.0f ns, bpftrace's %.0f" % (ours, bts))
+expect(abs(ours - bts) <= 0.03 * bts + 300, "mean pread64 %.0f ns, bpftrace's %.0f" % (ours, bts))
 expect(ours < fio, "mean pread64 %.0f ns, not inside fio's lat_ns mean %.0f" % (ours, fio))
 time_adds_up(ep)
 print("%d pread64: mean %.2f us, bpftrace's %.2f us (%+.2f %%); fio's %d reads: lat_ns mean %.2f us (%.2f us more)" % (
