@@ -188,7 +188,9 @@ PY
 # the CPU time and switches: buildwork's stages run 40 to 80 ms each, and a
 # driver turns into the assembler by an exec from a second thread. What a
 # task does after its exit record is sent (the tail of its exit, about
-# 0.3 ms of CPU, its last switch, a preemption there) only wait4 sees.
+# 0.3 ms of CPU, its last switch, a preemption there) only wait4 sees:
+# taskstats' sum was 0.981 to 0.985 of wait4's in 22 runs here, 0.978
+# once on CI's load, where a tail takes longer; so within 3 %.
 # perf's task-clock is time on a CPU by the clock, with the interrupts that
 # came meanwhile and what the hypervisor took (steal); the scheduler's
 # runtime, which wait4 and taskstats give, leaves both out where the kernel
@@ -227,7 +229,7 @@ for f, g in (("read_chars", "rchar"), ("write_chars", "wchar")):
     t, p = ep.total("taskstats", f), ep.total("proc_io", g)
     expect(0 <= p - t < 1024 * w["threads"], "%s %d, %s %d: beyond 1023 bytes for each of %d threads" % (f, t, g, p, w["threads"]))
 cpu, wcpu = ep.total("taskstats", "cpu_run_real_ns"), ru["user_ns"] + ru["system_ns"]
-expect(0.98 * wcpu <= cpu <= wcpu + 1000000, "cpu_run_real_ns %d, wait4's %d (%.4f)" % (cpu, wcpu, cpu / wcpu))
+expect(0.97 * wcpu <= cpu <= wcpu + 1000000, "cpu_run_real_ns %d, wait4's %d (%.4f)" % (cpu, wcpu, cpu / wcpu))
 tc = [r["task_clock"] for r in ep.rows["perf_event"]]
 if None not in tc:
     expect(-0.02 * wcpu <= sum(tc) - wcpu <= 0.02 * wcpu + taken,

@@ -122,16 +122,21 @@ expect([w["verdict"] for w in v["windows"]] == [w["verdict"] for w in d["windows
 expect(v["sources"]["block_io"]["status"] == "read" and d["sources"]["block_io"]["status"].startswith("left out"),
        "sources: %s / %s" % (v["sources"]["block_io"], d["sources"]["block_io"]))
 # the evidence says what each disk phase was: the host's disk busy, the
-# loop device's reads held before it, the stream re-read under a limit
+# loop device's reads held before it, the stream re-read under a limit; in
+# 95 % of the phase's disk windows, as the labels: a window where the
+# throttle let requests through to a slow backing disk finds the loop
+# device busy (60 % once here, with 2 MiB read)
 dread = [p for p in ph if p[0] == "dread"]
 def evidence(p):
     return [w["evidence"] for w in inside(v, p[1], p[2]) if w["verdict"] == EXPECTED[p[0]]]
+def says(what, windows, ok):
+    wrong = [e for e in windows if not ok(e)]
+    expect(windows and len(wrong) <= 0.05 * len(windows),
+           "%s: %d of %d windows: %s" % (what, len(wrong), len(windows), wrong[:2]))
 busy = evidence(dread[0])
-expect(all(disk + " " in e and "busy" in e for e in busy), "dread on %s: %s" % (disk, busy[:2]))
-held_before = evidence(dread[1])
-expect(all("holds the requests before the device" in e for e in held_before), "throttled: %s" % held_before[:2])
-limit = evidence([p for p in ph if p[0] == "stream"][0])
-expect(all("re-reads what the limit evicted" in e for e in limit), "stream: %s" % limit[:2])
+says("dread on " + disk, busy, lambda e: disk + " " in e and "busy" in e)
+says("throttled", evidence(dread[1]), lambda e: "holds the requests before the device" in e)
+says("stream", evidence([p for p in ph if p[0] == "stream"][0]), lambda e: "re-reads what the limit evicted" in e)
 expect(all("block_io: the tree's" in e for e in busy), "block_io's evidence: %s" % busy[:1])
 expect(all("block_io" not in w["evidence"] for w in d["windows"]), "an oracle's evidence with --deployable-only")
 PY

@@ -111,8 +111,10 @@ def swapped(ep, before, after):
     other = ep.total("block_io", "other_write_bytes")
     expect(got[0] == v["pswpin"] * page, "swap read %d; pswpin %d pages" % (got[0], v["pswpin"]))
     # swap-outs: pswpout counts them as submitted; in one run of ten here
-    # block_io had 2 % fewer, in no count of the device's (not found yet)
-    expect(0.97 * v["pswpout"] * page <= got[1] <= v["pswpout"] * page <= got[1] + other + 0.03 * v["pswpout"] * page,
+    # block_io had 2 % fewer, in no count of the device's (not found yet).
+    # Most are the tree's own reclaim, under its limit; kswapd's share was
+    # 4.5 % once on CI's load (all of it in other_write_bytes)
+    expect(0.90 * v["pswpout"] * page <= got[1] <= v["pswpout"] * page <= got[1] + other + 0.03 * v["pswpout"] * page,
            "swap written %d, others wrote %d; pswpout %d pages" % (got[1], other, v["pswpout"]))
     others = {"%s %s" % (c, d): cause(ep, c, d) for c in CAUSES if c != "swap" for d in DIRS if cause(ep, c, d)}
     return "swap: %d KiB in (pswpin's), %d KiB out of pswpout's %d KiB (others wrote %d KiB); beside it %s; " \
