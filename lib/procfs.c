@@ -152,12 +152,17 @@ int procfs_read_io(pid_t pid, struct proc_io_counters *c)
 	return n == 0 ? -ESRCH : procfs_parse_io(buf, c);
 }
 
-int procfs_perf_event_paranoid(void)
+long procfs_sysctl_long(const char *path, long missing)
 {
 	char buf[32];
-	if (procfs_read("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
-		return -2;
-	return (int)strtol(buf, NULL, 10);
+	if (procfs_read(path, buf, sizeof(buf)) <= 0)
+		return missing;
+	return strtol(buf, NULL, 10);
+}
+
+int procfs_perf_event_paranoid(void)
+{
+	return (int)procfs_sysctl_long("/proc/sys/kernel/perf_event_paranoid", -2);
 }
 
 int pid_list_add(struct pid_list *l, pid_t pid)

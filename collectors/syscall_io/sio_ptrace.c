@@ -30,10 +30,7 @@ struct sio_ptrace {
 /* Yama's kernel.yama.ptrace_scope, or -1 without Yama. */
 static int yama_scope(void)
 {
-	char buf[16];
-	if (procfs_read("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) <= 0)
-		return -1;
-	return (int)strtol(buf, NULL, 10);
+	return (int)procfs_sysctl_long("/proc/sys/kernel/yama/ptrace_scope", -1);
 }
 
 /* The probe's child: once seized, it installs a filter that traces read()

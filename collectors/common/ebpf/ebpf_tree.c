@@ -4,7 +4,6 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ebpf_tree_map.h"
@@ -13,10 +12,8 @@
 
 int ebpf_tree_size(struct bpf_map *map, struct errbuf *why)
 {
-	char buf[32];
-	if (procfs_read("/proc/sys/kernel/pid_max", buf, sizeof(buf)) <= 0)
-		return 0; /* no /proc/sys (a container may hide it): EBPF_TREE_MAX */
-	long pid_max = strtol(buf, NULL, 10);
+	/* 0 without /proc/sys (a container may hide it): EBPF_TREE_MAX */
+	long pid_max = procfs_sysctl_long("/proc/sys/kernel/pid_max", 0);
 	if (pid_max <= 0 || (unsigned long)pid_max >= bpf_map__max_entries(map))
 		return 0;
 	int r = bpf_map__set_max_entries(map, (__u32)pid_max);
