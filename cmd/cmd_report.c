@@ -32,10 +32,15 @@
 #include "outfile.h"
 #include "row_shape.h"
 #include "builtin_schemas.h"
-#include "verdict_episode.h"
+#include "verdict_write.h"
 #include "version.h"
 
 #define USAGE "usage: iopsample report EPISODE_DIR... -o FILE.html"
+/* A chart's width is about a thousand pixels: series with more points than
+ * twice this are thinned to buckets of equal time, between this many and
+ * twice as many, each keeping its lowest and highest (cmd/report/report.js
+ * draws the band between them), as time-series dashboards do. */
+#define REPORT_BUCKETS 1000
 
 /* The page's parts, linked in by build/gen/report_assets.S; each ends in a
  * NUL. */
@@ -198,22 +203,32 @@ static void *read_source(void *arg)
 	return NULL;
 }
 
-/* The overview's verdict: the same windows as `iopsample verdict`. An
- * episode it cannot judge (no taskstats or cgroup) gets why instead. */
+/* The overview's verdict: the same windows as `iopsample verdict`, thinned
+ * to the page's width where there are more (REPORT_BUCKETS). An episode it
+ * cannot judge (no taskstats or cgroup) gets why instead. */
 static int load_verdict(struct reporter *x, struct rp_episode *ep)
 {
 	struct verdict_options o = {.quiet_refusal = true};
 	struct verdict_episode v;
-	int code = verdict_episode_read(&v, ep->dir, x->schemas, &o);
+	struct verdict_thin thin = {0};
+	int code = verdict_episode_open(&v, ep->dir, x->schemas, &o);
 	if (code && v.refusal[0]) {
 		ep->verdict = json_pack("{s:s}", "refusal", v.refusal);
-		code = 0;
-	} else if (!code) {
-		ep->verdict = verdict_episode_json(&v);
+		verdict_episode_close(&v);
+		return ep->verdict ? 0 : EX_SOFTWARE;
 	}
-	verdict_episode_free(&v);
-	if (!code && !ep->verdict)
+	if (!code && verdict_thin_init(&thin, REPORT_BUCKETS) < 0)
 		code = EX_SOFTWARE;
+	const struct verdict_window *w;
+	int r = 0;
+	while (!code && (r = verdict_episode_next(&v, &w)) == 1)
+		verdict_thin_add(&thin, w);
+	code = code ? code : r;
+	if (!code && !(ep->verdict = verdict_thin_json(&thin, &v)))
+		code = EX_SOFTWARE;
+	if (thin.b)
+		verdict_thin_free(&thin);
+	verdict_episode_close(&v);
 	return code;
 }
 

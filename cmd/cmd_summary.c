@@ -30,7 +30,7 @@
 #include "log.h"
 #include "numfmt.h"
 #include "builtin_schemas.h"
-#include "verdict_episode.h"
+#include "verdict_write.h"
 
 #define BAR_WIDTH 40
 
@@ -423,27 +423,32 @@ static void print_verdict(const struct jschema_set *schemas, const char *dir)
 {
 	struct verdict_options o = {.quiet_refusal = true};
 	struct verdict_episode v;
-	struct verdict_run *runs = NULL;
+	int code = verdict_episode_open(&v, dir, schemas, &o);
+	/* the first runs kept until the last window is read: a damaged row
+	 * on the way prints no verdict at all */
+	struct verdict_run runs[MAX_RUNS], run;
+	struct verdict_runs open = {0};
 	size_t n = 0;
-	int code = verdict_episode_read(&v, dir, schemas, &o);
-	if (code) {
-		printf("verdict: none (%s)\n", v.refusal[0] ? v.refusal : "the rows could not be read: `iopsample verdict` says why");
-		verdict_episode_free(&v);
+	const struct verdict_window *w;
+	while (!code && (code = verdict_episode_next(&v, &w)) == 1) {
+		if (verdict_runs_add(&open, v.n - 1, w, &run) && n++ < MAX_RUNS)
+			runs[n - 1] = run;
+		code = 0;
+	}
+	if (!code && verdict_runs_end(&open, &run) && n++ < MAX_RUNS)
+		runs[n - 1] = run;
+	if (code || !v.n) {
+		printf("verdict: none (%s)\n", v.refusal[0] ? v.refusal
+			: code ? "the rows could not be read: `iopsample verdict` says why" : "no rows");
+		verdict_episode_close(&v);
 		return;
 	}
 	char win[32];
 	duration_human(v.window_ns, win, sizeof(win));
-	if (verdict_episode_runs(&v, &runs, &n) < 0 || !v.n) {
-		printf("verdict: none (%s)\n", v.n ? "out of memory" : "no rows");
-		verdict_episode_free(&v);
-		return;
-	}
 	printf("verdict, by %s windows (iopsample verdict lists each):\n", win);
-	for (size_t i = 0; i < n && i < MAX_RUNS; i++) {
-		const struct verdict_run *r = &runs[i];
-		printf("  %.2f-%.2f s %s (%s)\n", v.win[r->first].t_start / 1e9, v.win[r->last].t_end / 1e9,
-		       verdict_label_names[r->label], r->evidence);
-	}
+	for (size_t i = 0; i < n && i < MAX_RUNS; i++)
+		printf("  %.2f-%.2f s %s (%s)\n", runs[i].t_start / 1e9, runs[i].t_end / 1e9,
+		       verdict_label_names[runs[i].label], runs[i].evidence);
 	if (n > MAX_RUNS)
 		printf("  ... %zu more runs of windows\n", n - MAX_RUNS);
 	char text[1024];
@@ -455,8 +460,7 @@ static void print_verdict(const struct jschema_set *schemas, const char *dir)
 		verdict_cannot_tell_text(c, text, sizeof(text));
 		printf("  cannot tell apart: %s\n", text);
 	}
-	free(runs);
-	verdict_episode_free(&v);
+	verdict_episode_close(&v);
 }
 
 static int summarize(const struct jschema_set *schemas, bool raw, const char *dir)

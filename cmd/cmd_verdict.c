@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* iopsample verdict EPISODE_DIR...: where each window's time went, with
  * its evidence (docs/data-model.md, "The verdict"). The windows and their
- * verdicts are reader/verdict_episode.c's; this file holds the command
- * line and the three ways of printing them. */
+ * verdicts are reader/verdict_episode.c's, the ways of printing them
+ * reader/verdict_write.c's; this file holds the command line. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <jansson.h>
@@ -19,17 +19,16 @@
 #include "log.h"
 #include "outfile.h"
 #include "table.h"
-#include "verdict_episode.h"
+#include "verdict_write.h"
 
 #define USAGE                                                                                  \
 	"usage: iopsample verdict EPISODE_DIR... [--window DURATION] [--format text|json|csv] " \
 	"[--deployable-only] [-o FILE]"
 
-enum format { F_TEXT, F_JSON, F_CSV };
 
 struct options {
 	struct verdict_options v;
-	enum format format;
+	enum verdict_format format;
 	const char *output;
 	char **dirs;
 	size_t ndirs;
@@ -61,11 +60,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
-				o->format = F_TEXT;
+				o->format = VERDICT_TEXT;
 			else if (!strcmp(optarg, "json"))
-				o->format = F_JSON;
+				o->format = VERDICT_JSON;
 			else if (!strcmp(optarg, "csv"))
-				o->format = F_CSV;
+				o->format = VERDICT_CSV;
 			else {
 				log_error("--format %s: text, json or csv", optarg);
 				return EX_USAGE;
@@ -97,89 +96,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* ---- text ----------------------------------------------------------------------- */
-
-static void put_shares(FILE *f, const double *share)
-{
-	for (int l = 0; l < V_LABELS; l++)
-		fprintf(f, " %5.0f", 100 * share[l]);
-}
-
-static void print_text(FILE *f, const struct verdict_episode *v)
-{
-	char win[32];
-	duration_human(v->window_ns, win, sizeof(win));
-	fprintf(f, "%s: episode %s, %s, %zu windows of %s%s\n", v->dir, v->name,
-		json_string_value(json_object_get(v->manifest, "status")), v->n, win,
-		v->deployable_only ? ", deployable sources only" : "");
-	const char *name;
-	const json_t *s;
-	json_object_foreach(v->sources, name, s)
-		fprintf(f, "  %s: %s%s%s\n", name, json_string_value(json_object_get(s, "status")),
-			json_object_get(s, "role") ? ": " : "",
-			json_string_value(json_object_get(s, "role")) ?: "");
-	char text[1024];
-	size_t i;
-	const json_t *c;
-	json_array_foreach(v->cannot_tell, i, c) {
-		verdict_cannot_tell_text(c, text, sizeof(text));
-		fprintf(f, "  cannot tell apart: %s\n", text);
-	}
-	if (!v->n) {
-		fprintf(f, "  no rows: no verdict\n");
-		return;
-	}
-	fprintf(f, "  %-17s %-9s", "time (s)", "verdict");
-	for (int l = 0; l < V_LABELS; l++)
-		fprintf(f, " %5.5s", l == V_CPU_WAIT ? "wait" : l == V_MEMORY ? "mem" : l == V_GPU_COPY ? "copy" : verdict_label_names[l]);
-	fprintf(f, "  evidence\n");
-	for (size_t k = 0; k < v->n; k++) {
-		const struct verdict_window *w = &v->win[k];
-		char span[40];
-		snprintf(span, sizeof(span), "%.2f-%.2f", w->t_start / 1e9, w->t_end / 1e9);
-		fprintf(f, "  %-17s %-9s", span, verdict_label_names[w->out.label]);
-		put_shares(f, w->out.share);
-		fprintf(f, "  %s\n", w->out.evidence);
-	}
-	verdict_totals_text(v, text, sizeof(text));
-	fprintf(f, "  over the episode: %s", text);
-	fprintf(f, "\n  mostly %s: %s\n", verdict_label_names[v->label], v->evidence);
-}
-
-/* ---- csv ------------------------------------------------------------------------ */
-
-static struct table *open_csv(const char *path, struct errbuf *e)
-{
-	char *cols[6 + V_LABELS];
-	size_t n = 0;
-	static const char *const fixed[] = {"episode", "t_mono_ns", "t_wall_ns", "interval_ns", "verdict"};
-	for (size_t i = 0; i < 5; i++)
-		cols[n++] = (char *)fixed[i];
-	char names[V_LABELS][32];
-	for (int l = 0; l < V_LABELS; l++) {
-		snprintf(names[l], sizeof(names[l]), "shares.%s", verdict_label_names[l]);
-		cols[n++] = names[l];
-	}
-	cols[n++] = "evidence";
-	return table_open(path, TABLE_CSV, cols, n, e);
-}
-
-static void put_csv(struct table *t, const struct verdict_episode *v)
-{
-	for (size_t k = 0; k < v->n; k++) {
-		const struct verdict_window *w = &v->win[k];
-		table_string(t, v->name);
-		table_int(t, w->t_end);
-		table_int(t, verdict_window_wall(v, w));
-		table_int(t, w->t_end - w->t_start);
-		table_string(t, verdict_label_names[w->out.label]);
-		for (int l = 0; l < V_LABELS; l++)
-			table_real(t, w->out.share[l]);
-		table_string(t, w->out.evidence);
-		table_end_row(t);
-	}
-}
-
 /* ---- the command ---------------------------------------------------------------- */
 
 int cmd_verdict(int argc, char **argv)
@@ -196,15 +112,16 @@ int cmd_verdict(int argc, char **argv)
 		jschema_free(schemas);
 		return EX_SOFTWARE;
 	}
-	/* every episode read before a byte is written: a refusal leaves no file */
-	size_t read = 0;
-	for (; read < o.ndirs && !code; read++)
-		code = verdict_episode_read(&ep[read], o.dirs[read], schemas, &o.v);
+	/* every episode opened before a byte is written: a refusal (no
+	 * manifest, nothing that decides, a window too fine) leaves no file */
+	size_t opened = 0;
+	for (; opened < o.ndirs && !code; opened++)
+		code = verdict_episode_open(&ep[opened], o.dirs[opened], schemas, &o.v);
 	struct errbuf e;
 	struct outfile out = {0};
-	struct table *t = NULL;
-	if (!code && o.format == F_CSV) {
-		if (!(t = open_csv(o.output ? o.output : "-", &e))) {
+	struct verdict_writer w = {.format = o.format};
+	if (!code && o.format == VERDICT_CSV) {
+		if (!(w.t = verdict_csv_open(o.output ? o.output : "-", &e))) {
 			log_error("%s", e.msg);
 			code = EX_CANTCREAT;
 		}
@@ -212,28 +129,24 @@ int cmd_verdict(int argc, char **argv)
 		log_error("%s", e.msg);
 		code = EX_CANTCREAT;
 	}
+	w.f = out.f;
+	/* each episode's windows written as they are decided: a damaged row
+	 * found on the way takes the whole file back (outfile_abort) */
 	for (size_t i = 0; !code && i < o.ndirs; i++) {
-		if (o.format == F_CSV) {
-			put_csv(t, &ep[i]);
-		} else if (o.format == F_JSON) {
-			json_t *j = verdict_episode_json(&ep[i]);
-			if (!j) {
-				code = EX_SOFTWARE;
-				break;
-			}
-			json_dumpf(j, out.f, JSON_COMPACT | JSON_REAL_PRECISION(6));
-			fputc('\n', out.f);
-			json_decref(j);
-		} else {
-			if (i)
-				fputc('\n', out.f);
-			print_text(out.f, &ep[i]);
-		}
+		const struct verdict_window *win;
+		verdict_write_head(&w, &ep[i], i == 0);
+		int r;
+		while ((r = verdict_episode_next(&ep[i], &win)) == 1)
+			verdict_write_window(&w, &ep[i], win);
+		if (r == 0)
+			verdict_write_tail(&w, &ep[i]);
+		code = r;
+		verdict_episode_close(&ep[i]);
 	}
-	if (t) {
+	if (w.t) {
 		if (code)
-			table_abort(t);
-		else if (table_commit(t, &e) < 0) {
+			table_abort(w.t);
+		else if (table_commit(w.t, &e) < 0) {
 			log_error("%s", e.msg);
 			code = EX_IOERR;
 		}
@@ -245,8 +158,8 @@ int cmd_verdict(int argc, char **argv)
 			code = EX_IOERR;
 		}
 	}
-	for (size_t i = 0; i < read; i++)
-		verdict_episode_free(&ep[i]);
+	for (size_t i = 0; i < opened; i++)
+		verdict_episode_close(&ep[i]);
 	free(ep);
 	jschema_free(schemas);
 	return code;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
@@ -179,6 +181,75 @@ int jsonl_reader_next(struct jsonl_reader *r, char **row, size_t *len, struct er
 		snprintf(r->damage, sizeof(r->damage), "the last row is unfinished (%zu bytes, no newline)",
 			 partial);
 	return 0;
+}
+
+/* The last byte a zstd frame of n bytes at p decodes to: '\n' where it
+ * ends a row; 0 when it decodes to nothing; -1 when it does not decode. */
+static int frame_last_byte(const void *p, size_t n)
+{
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	size_t cap = ZSTD_DStreamOutSize();
+	char *out = malloc(cap);
+	int last = dc && out ? 0 : -1;
+	ZSTD_inBuffer ib = {p, n, 0};
+	while (last >= 0 && ib.pos < ib.size) {
+		ZSTD_outBuffer ob = {out, cap, 0};
+		size_t ret = ZSTD_decompressStream(dc, &ob, &ib);
+		if (ZSTD_isError(ret))
+			last = -1;
+		else if (ob.pos)
+			last = (unsigned char)out[ob.pos - 1];
+		else if (ret == 0)
+			break;
+	}
+	free(out);
+	ZSTD_freeDCtx(dc);
+	return last;
+}
+
+int jsonl_check_end(int dirfd, const char *path, char *why, size_t len, struct errbuf *e)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		return errbuf_set(e, err, "%s: %s", path, strerror(err));
+	}
+	size_t size = (size_t)st.st_size;
+	const unsigned char *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	close(fd);
+	if (size && p == MAP_FAILED)
+		return errbuf_set(e, errno, "%s: %s", path, strerror(errno));
+	int damaged = 0;
+	if (size >= 4 && !memcmp(p, zstd_magic, 4)) {
+		size_t off = 0, last = 0;
+		while (off < size && !damaged) {
+			size_t n = ZSTD_findFrameCompressedSize(p + off, size - off);
+			if (ZSTD_isError(n)) {
+				snprintf(why, len, "the zstd stream ends inside a frame");
+				damaged = 1;
+			} else {
+				last = off;
+				off += n;
+			}
+		}
+		int end = damaged ? '\n' : frame_last_byte(p + last, off - last);
+		if (!damaged && end < 0) {
+			snprintf(why, len, "zstd data does not decode at byte %zu", last);
+			damaged = 1;
+		} else if (!damaged && end != '\n' && end != 0) {
+			snprintf(why, len, "the last row is unfinished (no newline)");
+			damaged = 1;
+		}
+	} else if (size && p[size - 1] != '\n') {
+		snprintf(why, len, "the last row is unfinished (no newline)");
+		damaged = 1;
+	}
+	if (size)
+		munmap((void *)p, size);
+	return damaged;
 }
 
 int64_t jsonl_count_rows(int dirfd, const char *path)

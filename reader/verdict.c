@@ -4,12 +4,11 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "duration.h"
 #include "numfmt.h"
 
 const char *const verdict_label_names[V_LABELS] = {
@@ -17,28 +16,66 @@ const char *const verdict_label_names[V_LABELS] = {
 	[V_GPU] = "gpu",   [V_GPU_COPY] = "gpu_copy", [V_IDLE] = "idle",
 };
 
-/* ---- the thresholds (docs/data-model.md gives each one's reason) --------- */
+/* ---- every threshold of the verdict, with where its value came from ------ */
 
 /* The tree pages when waits for pages, reclaim and compaction take at least
- * this share of the window: its kernel CPU time is then paging's. */
+ * this share of the window: its kernel CPU time is then paging's. Chosen
+ * between what was measured here: a working set 16 MiB over its limit
+ * waited 25 % for swap-ins and spent 40-50 % in the kernel; a file
+ * streamed under a limit reclaimed 2 % (docs/data-model.md, rule 2). */
 #define PAGING_MIN 0.05
 /* PCIe carrying this share of the link's raw rate keeps the window's
- * copying busy: a pageable copy, staged by the host, moves less than the
- * link can (a pinned one on an H100 nears 4/5 of its 64 GB/s). */
+ * copying busy. An assumption, not yet measured (docs/data-model.md, rule
+ * 5): a pinned copy can near the link's rate, a pageable one, staged by
+ * the host through a pinned buffer, moves a fraction of it; an eighth is
+ * taken as "a copy runs all the window" until a GPU machine measures the
+ * pageable rate (docs/benchmarks.md, "On a GPU"). */
 #define COPY_BUSY_OF_LINK (1.0 / 8)
 /* A disk wait while the busiest device is busy less than this share of
  * the time the tree waited (at most the whole window): something holds the
- * requests before the device (an I/O limit). A throttled loop device
- * showed 0 to 36 % busy while its reader waited all the time; a device
- * that serves the tree is busy most of the time it waits (vda: 84 to
- * 100 %). */
+ * requests before the device (an I/O limit). Measured here: a throttled
+ * loop device showed 0 to 36 % busy while its reader waited all the time;
+ * a device that serves the tree is busy most of the time it waits (vda: 84
+ * to 100 %). */
 #define HELD_BEFORE_DEVICE 0.5
-/* Figures below this share of the window are left out of the evidence. */
+/* Figures below this share of the window are left out of the evidence.
+ * Chosen. */
 #define MENTION 0.05
 
+/* A second: the kernel splits a task's time between user and system by the
+ * timer ticks that find it in either, a few dozen a 100 ms window (one
+ * window's split swung by 20 points here), and a second holds a few
+ * hundred; the threads at work and a nulled delay's nearest neighbour are
+ * looked for as far. Chosen. */
+const long long verdict_around_ns = NS_PER_S;
+/* Ten seconds, and counts within a factor of 1.5: a paging window's count
+ * can be twice a disk window's with a mean wait thirty times shorter, and
+ * a phase of one kind of waiting lasts seconds. Chosen on forked workers
+ * whose every other row had its block I/O delay nulled. */
+const long long verdict_estimate_reach_ns = 10 * NS_PER_S;
+const double verdict_matching_counts = 1.5;
+/* The threads at work are their mean rounded up from 0.05 below it: a
+ * thread that works 96 % of a second counts whole, one that works 3 %
+ * not. Chosen. */
+const double verdict_at_work_slack = 0.05;
+/* Ten seconds: a wait charged in a window goes back no further than it
+ * lasted, and no further than this, so that the verdict of a day-long
+ * episode holds seconds of windows, not the day. The longest delay put
+ * back in the injected phases was a throttled read's 120 ms. Chosen. */
+const long long verdict_spread_back_ns = 10 * NS_PER_S;
+
 /* Ties go to the first of these: the more specific resource. */
-static const enum verdict_label tie_order[V_LABELS] = {V_GPU, V_GPU_COPY, V_MEMORY, V_DISK,
-						       V_CPU_WAIT, V_CPU, V_IDLE};
+const enum verdict_label verdict_tie_order[V_LABELS] = {V_GPU, V_GPU_COPY, V_MEMORY, V_DISK,
+							V_CPU_WAIT, V_CPU, V_IDLE};
+
+enum verdict_label verdict_largest(const double amount[V_LABELS])
+{
+	enum verdict_label best = verdict_tie_order[0];
+	for (int i = 1; i < V_LABELS; i++)
+		if (amount[verdict_tie_order[i]] > amount[best])
+			best = verdict_tie_order[i];
+	return best;
+}
 
 static double nz(double v)
 {
@@ -130,10 +167,7 @@ void verdict_decide(const struct verdict_in *in, struct verdict_out *out)
 	for (int l = 0; l < V_LABELS; l++) /* rounding's -1e-17 */
 		out->share[l] = out->share[l] < 0 ? 0 : out->share[l];
 
-	out->label = tie_order[0];
-	for (int i = 1; i < V_LABELS; i++)
-		if (out->share[tie_order[i]] > out->share[out->label])
-			out->label = tie_order[i];
+	out->label = verdict_largest(out->share);
 	verdict_evidence(in, out, out->label, out->evidence, sizeof(out->evidence));
 }
 
@@ -407,50 +441,4 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
 	if (!a->cpus)
 		a->cpus = b->cpus;
 	a->window_ns = wa + wb;
-}
-
-/* ---- spreading a delay back over the time it was waited ----------------------- */
-
-/* The nearest window at or before j with room left, or -1; left[] skips
- * the full ones (with path halving), so a long run of them is walked once. */
-static long with_room(long *left, const double *room, long j)
-{
-	while (j >= 0 && room[j] <= 0) {
-		long next = left[j];
-		if (next >= 0)
-			left[j] = left[next];
-		j = next;
-	}
-	return j;
-}
-
-int verdict_spread(const double *delay, double *room, const double *end, size_t n, double *out)
-{
-	long *left = malloc((n + 1) * sizeof(*left));
-	if (!left)
-		return -ENOMEM;
-	for (size_t k = 0; k < n; k++) {
-		out[k] = isnan(delay[k]) ? NAN : 0;
-		if (isnan(room[k]) || isnan(delay[k]) || room[k] < 0)
-			room[k] = 0;
-		left[k] = (long)k - 1;
-	}
-	for (size_t k = 0; k < n; k++) {
-		double d = delay[k];
-		if (isnan(d) || d <= 0)
-			continue;
-		/* no wait charged here began before its end less all it was charged */
-		double earliest = end[k] - d;
-		for (long j = with_room(left, room, (long)k); d > 0 && j >= 0 && end[j] > earliest;
-		     j = with_room(left, room, j - 1)) {
-			double take = d < room[j] ? d : room[j];
-			out[j] += take;
-			room[j] -= take;
-			d -= take;
-		}
-		if (d > 0) /* more than there was room for: where it was charged */
-			out[k] += d;
-	}
-	free(left);
-	return 0;
 }

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The verdict's rules: where a window's time went, from what the sources
  * measured in it (docs/data-model.md, "The verdict", says each rule, each
- * threshold and why). Pure functions over numbers: reading an episode into
- * windows is verdict_episode.h's.
+ * threshold and why). Pure functions over numbers, and every threshold the
+ * verdict uses, here and in the files around it, defined in verdict.c with
+ * where its value came from. The rest of the verdict, each a file:
+ *
+ *   verdict_grid.c     reads an episode's rows onto the grid of windows
+ *   verdict_signal.c   conditions the signals (delays put back where they
+ *                      were waited, a nulled delay estimated, the kernel's
+ *                      share of CPU time over a second)
+ *   verdict_episode.c  an episode's windows decided, one after the other,
+ *                      and their runs and totals
+ *   verdict_write.c    the windows as text, JSON and CSV
  *
  * The tree's time in a window is split into buckets that add up to one:
  *
@@ -31,6 +40,27 @@ enum verdict_label { V_CPU, V_CPU_WAIT, V_DISK, V_MEMORY, V_GPU, V_GPU_COPY, V_I
 
 /* "cpu", "cpu_wait", ... by label */
 extern const char *const verdict_label_names[V_LABELS];
+/* The labels in tie order: a tie, in a window or over an episode, goes to
+ * the first (the more specific resource). */
+extern const enum verdict_label verdict_tie_order[V_LABELS];
+/* The label of these with the most, ties going as verdict_tie_order. */
+enum verdict_label verdict_largest(const double amount[V_LABELS]);
+
+/* ---- the conditioning's thresholds (verdict.c says where each came from) --- */
+
+/* How far around a window the tree's threads at work are counted, the
+ * kernel's share of CPU time taken, and a nulled delay's nearest window
+ * looked for: ns. */
+extern const long long verdict_around_ns;
+/* How far a nulled delay's window looks for one whose count matches, ns,
+ * and what matching is: counts within this factor. */
+extern const long long verdict_estimate_reach_ns;
+extern const double verdict_matching_counts;
+/* The threads at work around a window are rounded up from this much less
+ * than their mean. */
+extern const double verdict_at_work_slack;
+/* How far back before the window it was charged in a wait may be put. */
+extern const long long verdict_spread_back_ns;
 
 /* A window as the rules read it. Times are ns, summed over the tree's
  * threads; bytes and counts are the window's. NAN: not known (the source
@@ -47,6 +77,8 @@ struct verdict_in {
 			     * its waits counted */
 	double read_bytes, write_bytes; /* from storage, caused by the tree */
 	double nthreads;                /* the most threads sampled */
+	bool from_cgroup; /* taskstats has no row for the window: the cgroup's CPU time and
+			   * pressure stand for its threads' */
 
 	/* cgroup: the episode's cgroup */
 	double system_ns;                    /* CPU time in the kernel */
@@ -89,18 +121,5 @@ void verdict_in_clear(struct verdict_in *in);
 /* Sums b into a (gauges and the busiest device's figures taken as the
  * larger), for a run of windows or the episode: a's window grows by b's. */
 void verdict_in_add(struct verdict_in *a, const struct verdict_in *b);
-
-/* A delay charged when each wait ends, put back over the time it was
- * waited. delay[k] is what window k's waits were charged; room[k] the time
- * its threads had neither run nor been given another wait; end[k] when it
- * ends (window k is (end[k - 1], end[k]]). Each window's charge fills its
- * own room, then the room of the windows before it, latest first, back to
- * its end less the charge: a wait ends where it is charged and began as
- * far before as it lasted (no further than all it was charged), and one
- * thread cannot wait twice at once. What finds no room stays where it was
- * charged. out[k] (n of them) gets the result, the
- * total kept; room[] is left with what no wait took (for the next kind of
- * wait); a NAN delay stays NAN and takes nothing. 0 or -ENOMEM. */
-int verdict_spread(const double *delay, double *room, const double *end, size_t n, double *out);
 
 #endif

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* An episode's verdict: its sources' rows read onto one grid of windows,
- * each window's figures handed to the rules (verdict.h), and the answer as
- * `iopsample verdict --format json` gives it (schema/verdict.schema.json).
- * The command, summary and the report all come here, so they show the
- * same windows.
+/* An episode's verdict, window after window: its sources' rows read onto
+ * one grid (verdict_grid.h), their signals conditioned (verdict_signal.h),
+ * each window decided by the rules (verdict.h), and the totals over the
+ * windows given so far. Memory does not grow with the episode: a day at
+ * 10 ms is read as a minute is. The command, summary and the report all
+ * come here, so they show the same windows; verdict_write.h prints them.
  *
  * Which source says what (docs/data-model.md, "The verdict"): taskstats
  * decides cpu, cpu_wait, disk, memory and idle; cgroup adds a CPU quota's
  * throttling, the kernel's CPU time while the tree pages, and its own
- * pressure (PSI, cgroup v2) where taskstats has no delays; diskstats says
- * whether a device was busy; gpu decides gpu and gpu_copy. block_io, an
- * oracle, adds evidence and never changes a label. */
+ * pressure (PSI, cgroup v2) where taskstats has no delays, and decides a
+ * window taskstats has no row for; diskstats says whether a device was
+ * busy; gpu decides gpu and gpu_copy. block_io, an oracle, adds evidence
+ * and never changes a label. */
 #ifndef IOPSAMPLE_VERDICT_EPISODE_H
 #define IOPSAMPLE_VERDICT_EPISODE_H
 
@@ -19,8 +21,10 @@
 #include <stdint.h>
 
 #include "verdict.h"
+#include "verdict_grid.h"
 
 struct jschema_set;
+struct verdict_signal;
 
 struct verdict_options {
 	int64_t window_ns;    /* 0: the coarsest interval of the sources read */
@@ -34,13 +38,6 @@ struct verdict_window {
 	struct verdict_out out;
 };
 
-/* A run of equal windows: [first, last], their figures added up. */
-struct verdict_run {
-	size_t first, last;
-	enum verdict_label label;
-	char evidence[512];
-};
-
 struct verdict_episode {
 	const char *dir;
 	json_t *manifest;
@@ -50,38 +47,44 @@ struct verdict_episode {
 	bool deployable_only;
 	json_t *sources;     /* per source: what it was read for, or why not */
 	json_t *cannot_tell; /* the labels the sources missing cannot tell apart, and why */
-	struct verdict_window *win;
+	/* over the windows given so far */
 	size_t n;
-	/* over the whole episode */
 	double total_ns[V_LABELS];
 	size_t total_windows[V_LABELS];
-	enum verdict_label label; /* the label with the most time */
+	struct verdict_in all; /* their figures added up */
+	/* after the last window: the label with the most time, its evidence */
+	bool done;
+	enum verdict_label label;
 	char evidence[512];
 	char refusal[256]; /* why there is no verdict (with quiet_refusal) */
+
+	/* the reading, verdict_episode.c's: started by the first window asked */
+	int dirfd;
+	const struct jschema_set *schemas;
+	struct verdict_grid_source src[VS_COUNT];
+	bool psi;
+	int cpus;
+	struct verdict_grid *grid;
+	struct verdict_signal *signal;
+	struct verdict_window window;
 };
 
-/* Reads the episode in dir. 0, or a sysexits code after one line on
- * stderr: 66 when dir or its manifest cannot be read, 65 when a row is not
- * what the schemas say or a complete episode's file is damaged, 69 when
- * nothing in the episode decides a verdict (neither taskstats nor cgroup
- * rows), 64 when o->window_ns is not a multiple of the intervals read. */
-int verdict_episode_read(struct verdict_episode *v, const char *dir,
+/* Opens the episode in dir: its manifest, the sources and the window
+ * (its rows are read from the first verdict_episode_next). 0, or a sysexits code
+ * after one line on stderr: 66 when dir or its manifest cannot be read, 65
+ * when the manifest is not what its schema says, 69 when nothing in the
+ * episode decides a verdict (neither taskstats nor cgroup rows), 64 when
+ * o->window_ns is finer than an interval read, 70 out of memory. */
+int verdict_episode_open(struct verdict_episode *v, const char *dir,
 			 const struct jschema_set *schemas, const struct verdict_options *o);
-void verdict_episode_free(struct verdict_episode *v);
-
-/* Runs of equal windows, in order (free *runs). 0 or -ENOMEM. */
-int verdict_episode_runs(const struct verdict_episode *v, struct verdict_run **runs, size_t *n);
+/* 1 with the next window in *w (valid until the next call), 0 after the
+ * last (v->done: the totals are the episode's), or a sysexits code after
+ * one line on stderr naming the file and line: 65 a row is not what the
+ * schemas say or a complete episode's file is damaged, 66, 70, 74. */
+int verdict_episode_next(struct verdict_episode *v, const struct verdict_window **w);
+void verdict_episode_close(struct verdict_episode *v);
 
 /* The wall-clock time at a window's end: t_wall_start_ns + t_end. */
 int64_t verdict_window_wall(const struct verdict_episode *v, const struct verdict_window *w);
-
-/* For a person, as the verdict's text and summary print them: the time by
- * label over the episode, those above 0.5 % ("cpu 40 % (2.00 s), idle 20 %
- * (1.00 s)"); one entry of cannot_tell ("gpu, gpu_copy (without ...)"). */
-void verdict_totals_text(const struct verdict_episode *v, char *buf, size_t len);
-void verdict_cannot_tell_text(const json_t *entry, char *buf, size_t len);
-
-/* `iopsample verdict --format json` of the episode; NULL when out of memory. */
-json_t *verdict_episode_json(const struct verdict_episode *v);
 
 #endif

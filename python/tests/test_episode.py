@@ -253,8 +253,8 @@ def test_verdict_is_the_commands_json_window_for_window(binary, episodes):
 def test_verdict_of_an_episode_without_its_sources_says_what_to_add(episodes):
     with pytest.raises(iopsample.SourceUnavailableError, match="no taskstats or cgroup rows.*add it"):
         iopsample.Episode(episodes["plain"]).verdict()
-    with pytest.raises(iopsample.EpisodeError, match="not a multiple"):
-        iopsample.Episode(episodes["judged"]).verdict(window="30ms")
+    with pytest.raises(iopsample.EpisodeError, match="is finer than (taskstats|cgroup)'s interval"):
+        iopsample.Episode(episodes["judged"]).verdict(window="10ms")
 
 
 def test_no_such_directory(tmp_path):

@@ -189,8 +189,15 @@ expect([(round(float(b) * 100), l) for a, b, l in got] == [(round(w["t_mono_ns"]
 coarse = verdict(iops, ep_dir, "--window", "200ms")
 expect(coarse["window_ns"] == 200_000_000 and len(coarse["windows"]) == (len(v["windows"]) + 1) // 2, "--window 200ms")
 print(judge(coarse, ph, EXPECTED, "200 ms windows"))
-bad = subprocess.run([iops, "verdict", ep_dir, "--window", "150ms"], capture_output=True, text=True)
-expect(bad.returncode == 64 and "not a multiple of" in bad.stderr and bad.stdout == "", "150ms: %d %s" % (bad.returncode, bad.stderr))
+# a window no interval divides: the rows spread over it by export's rules,
+# every window's time accounted for
+odd = verdict(iops, ep_dir, "--window", "150ms")
+spans = [w["interval_ns"] for w in odd["windows"]]
+expect(odd["window_ns"] == 150_000_000 and all(s == 150_000_000 for s in spans[:-1]) and
+       sum(spans) == odd["windows"][-1]["t_mono_ns"] == v["windows"][-1]["t_mono_ns"], "150ms: %s" % spans[-3:])
+expect(abs(sum(odd["totals"]["ns"].values()) - sum(v["totals"]["ns"].values())) <= len(spans), "150ms totals")
+bad = subprocess.run([iops, "verdict", ep_dir, "--window", "50ms"], capture_output=True, text=True)
+expect(bad.returncode == 64 and "finer than" in bad.stderr and bad.stdout == "", "50ms: %d %s" % (bad.returncode, bad.stderr))
 PY
 }
 check verdict_csv_text_and_coarser_windows_agree formats
@@ -375,6 +382,43 @@ EOY
 	"$IOPSAMPLE" verdict "$WORK/episodes/none" --window 0s 2>&1 | grep -q -- '--window 0s' || return 1
 }
 check verdict_refuses_an_episode_it_cannot_judge no_verdict
+
+# Intervals no one of which divides another (30, 70 and 100 ms): the
+# verdict, summary and report of it, on windows of the coarsest interval
+# that every source's rows spread over; the tree's CPU time in the
+# windows is the rows' (taskstats' cpu_run_real_ns summed)
+odd_intervals() {
+	cat >"$WORK/odd.yaml" <<EOY
+episode: {name: odd, output_dir: $WORK/episodes}
+target: {command: [sh, -c, 'i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done']}
+sources:
+  proc_io: {interval: 30ms}
+  cgroup: {interval: 70ms}
+  taskstats: {interval: 100ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/odd.yaml" --quiet || return 1
+	local ep=$WORK/episodes/odd
+	"$IOPSAMPLE" verdict "$ep" --format json >"$WORK/odd.json" || { echo "verdict: exit $?"; return 1; }
+	"$IOPSAMPLE" summary "$ep" >"$WORK/odd.summary" || { echo "summary: exit $?"; return 1; }
+	grep -q "^verdict, by 100 ms windows" "$WORK/odd.summary" || { echo "summary: $(grep verdict "$WORK/odd.summary")"; return 1; }
+	"$IOPSAMPLE" report "$ep" -o "$WORK/odd.html" || { echo "report: exit $?"; return 1; }
+	grep -q '"verdict":{"episode":"odd"' "$WORK/odd.html" || { echo "report: no verdict in the page"; return 1; }
+	"$PY" - "$WORK/odd.json" "$ep" <<'PY'
+import json, sys, epi
+from epi import expect
+v = json.load(open(sys.argv[1]))
+ep = epi.Episode(sys.argv[2])
+rows = ep.rows["taskstats"]
+expect(v["window_ns"] == 100_000_000, "window %d" % v["window_ns"])
+spans = [w["interval_ns"] for w in v["windows"]]
+expect(sum(spans) == v["windows"][-1]["t_mono_ns"], "the windows cover the episode")
+run = sum(r["cpu_run_real_ns"] for r in rows)
+busy = sum(v["totals"]["ns"][l] for l in ("cpu", "cpu_wait", "memory"))
+expect(abs(busy - run) <= 0.05 * run and v["totals"]["verdict"] == "cpu", "cpu %d ns of taskstats' %d" % (busy, run))
+print("30/70/100 ms: %d windows of 100 ms, verdict %s, taskstats ran %.2f s" % (len(spans), v["totals"]["verdict"], run / 1e9))
+PY
+}
+check verdict_summary_and_report_of_intervals_that_divide_no_other odd_intervals
 
 # A file cut inside a row: refused in a complete episode (65, naming the
 # file), judged to the cut in one whose iopsample was killed (running)

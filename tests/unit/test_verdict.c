@@ -9,6 +9,7 @@
 
 #include "testing.h"
 #include "verdict.h"
+#include "verdict_signal.h"
 
 #define W 100e6 /* a 100 ms window */
 

@@ -4,7 +4,8 @@
 #
 # $IOPSAMPLE, $WORKLOADS and $TESTS come from tests/run. Every test gets a
 # fresh $WORK directory, removed at exit together with any process the test
-# started in the background.
+# started in the background (KEEP_EPISODES=DIR copies it to DIR first, to
+# look at what a test ran).
 set -u
 PY=/usr/bin/python3
 export PYTHONPATH=$TESTS/e2e/lib
@@ -34,7 +35,7 @@ cleanup() {
 	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
 	pkill -9 -f "$TAG" 2>/dev/null
 	sweep_cgroups
-	rm -rf "$WORK"
+	[ -n "${KEEP_EPISODES:-}" ] && cp -r "$WORK" "$KEEP_EPISODES"; rm -rf "$WORK"
 }
 trap cleanup EXIT
 
