@@ -5,11 +5,16 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
+int kernel_release_older(const char *release, unsigned major, unsigned minor)
+{
+	unsigned have_major, have_minor;
+	if (!release || sscanf(release, "%u.%u", &have_major, &have_minor) != 2)
+		return -1;
+	return have_major < major || (have_major == major && have_minor < minor);
+}
+
 bool kernel_older_than(unsigned major, unsigned minor)
 {
 	struct utsname u;
-	unsigned have_major, have_minor;
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &have_major, &have_minor) != 2)
-		return false;
-	return have_major < major || (have_major == major && have_minor < minor);
+	return uname(&u) == 0 && kernel_release_older(u.release, major, minor) == 1;
 }

@@ -10,4 +10,8 @@
  * major.minor; false when it cannot be read. */
 bool kernel_older_than(unsigned major, unsigned minor);
 
+/* Whether a release string ("6.1.0-13-amd64") is older than major.minor:
+ * 1 or 0; -1 when it does not start with a version. */
+int kernel_release_older(const char *release, unsigned major, unsigned minor);
+
 #endif

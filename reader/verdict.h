@@ -40,6 +40,11 @@ enum verdict_label { V_CPU, V_CPU_WAIT, V_DISK, V_MEMORY, V_GPU, V_GPU_COPY, V_I
 
 /* "cpu", "cpu_wait", ... by label */
 extern const char *const verdict_label_names[V_LABELS];
+/* Whether the kernel of release ("6.1.0-13-amd64", the manifest's
+ * host.kernel_release) counts a swap-in's wait for the device as block I/O
+ * as well as swap-in: from 5.17 on; an unknown release is taken as new. */
+bool verdict_swap_waits_in_blkio(const char *release);
+
 /* The labels in tie order: a tie, in a window or over an episode, goes to
  * the first (the more specific resource). */
 extern const enum verdict_label verdict_tie_order[V_LABELS];
@@ -72,6 +77,9 @@ struct verdict_in {
 	/* taskstats: the tree's threads, delays spread back to when they were
 	 * waited (verdict_spread) */
 	double run_ns, cpu_delay_ns, blkio_ns, swapin_ns, freepages_ns, thrashing_ns, compact_ns;
+	double swapin_count, blkio_count; /* taskstats' waits of each kind, where they ended */
+	bool swap_in_blkio; /* the kernel counts a swap-in's wait for the device as block
+			     * I/O too (verdict_swap_waits_in_blkio) */
 	unsigned estimated; /* bit i: delay i (in the order above, cpu first) was nulled by
 			     * taskstats (the kernel's accounting faulted) and estimated from
 			     * its waits counted */

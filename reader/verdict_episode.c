@@ -185,7 +185,9 @@ int verdict_episode_open(struct verdict_episode *v, const char *dir,
 	const json_t *cgm = json_object_get(json_object_get(v->manifest, "sources"), "cgroup");
 	const char *scope = json_string_value(json_object_get(cgm, "pressure_scope"));
 	v->psi = src[VS_CGROUP].file && scope && !strcmp(scope, "cgroup");
-	v->cpus = (int)json_integer_value(json_object_get(json_object_get(v->manifest, "host"), "cpu_count"));
+	const json_t *host = json_object_get(v->manifest, "host");
+	v->cpus = (int)json_integer_value(json_object_get(host, "cpu_count"));
+	v->swap_in_blkio = verdict_swap_waits_in_blkio(json_string_value(json_object_get(host, "kernel_release")));
 	bool read[VS_COUNT];
 	for (int i = 0; i < VS_COUNT; i++)
 		read[i] = src[i].file != NULL;
@@ -259,6 +261,7 @@ int verdict_episode_next(struct verdict_episode *v, const struct verdict_window 
 	win->t_start = g.t_start;
 	win->t_end = g.t_end;
 	win->in = g.in;
+	win->in.swap_in_blkio = v->swap_in_blkio;
 	/* a window taskstats has no row for (its sampler stopped, or it
 	 * started late): the cgroup's CPU time and pressure stand in */
 	if (isnan(win->in.run_ns) && !isnan(g.usage_ns)) {

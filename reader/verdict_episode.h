@@ -64,6 +64,7 @@ struct verdict_episode {
 	struct verdict_grid_source src[VS_COUNT];
 	bool psi;
 	int cpus;
+	bool swap_in_blkio;
 	struct verdict_grid *grid;
 	struct verdict_signal *signal;
 	struct verdict_window window;

@@ -549,6 +549,8 @@ static int take_window(struct verdict_grid *g, struct verdict_grid_window *w)
 		w->delay_ns[d] = at(ts, T_DELAYS + d);
 		w->delay_count[d] = at(ts, T_COUNTS + d);
 	}
+	in->swapin_count = at(ts, T_COUNTS + VD_SWAPIN);
+	in->blkio_count = at(ts, T_COUNTS + VD_BLKIO);
 	in->read_bytes = at(ts, T_READ);
 	in->write_bytes = at(ts, T_WRITE);
 	in->nthreads = at(ts, T_NTHREADS);

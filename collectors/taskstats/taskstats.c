@@ -474,7 +474,6 @@ static bool still(struct taskstats *p)
 	pthread_mutex_unlock(&p->lock);
 	if (quiet) {
 		memset(p->tree.delta, 0, sizeof(p->tree.delta));
-		p->tree.untrusted = 0;
 		p->still++;
 	}
 	return quiet;
@@ -536,8 +535,8 @@ static void check_delayacct(struct taskstats *p)
 					  "fields that need it are null from then on"));
 }
 
-/* Times longer than a thread's life: the first gets a warning, and every
- * such tick a null cell. */
+/* Times longer than a thread could have spent: the first gets a warning,
+ * and the manifest counts them and the excess dropped, per field. */
 static void note_faults(struct taskstats *p, unsigned before)
 {
 	const struct ts_fault *f = &p->tree.fault;
@@ -546,16 +545,22 @@ static void note_faults(struct taskstats *p, unsigned before)
 	if (!before)
 		json_array_append_new(
 			p->warnings,
-			json_sprintf("the kernel said thread %d spent %" PRIu64 " ns in %s, longer than "
-				     "its life (%" PRIu64 " ns): a fault of the kernel's accounting; "
-				     "the cell is null in each row with such a change (kernel_faults)",
+			json_sprintf("the kernel said thread %d spent %" PRIu64 " ns in %s, more than "
+				     "its life (%" PRIu64 " ns) allows: a fault of the kernel's "
+				     "accounting; the excess is dropped, the rest counted (kernel_faults, "
+				     "kernel_faulted_ns)",
 				     (int)f->tid, f->value, ts_field_names[f->field], f->age_ns));
 	json_object_set_new(p->manifest, "kernel_faults", json_integer(p->tree.nfaults));
+	json_t *ns = json_object();
+	for (int i = 0; ns && i < TS_NFIELDS; i++)
+		if (p->tree.faulted_ns[i])
+			json_object_set_new(ns, ts_field_names[i], json_integer((json_int_t)p->tree.faulted_ns[i]));
+	json_object_set_new(p->manifest, "kernel_faulted_ns", ns);
 }
 
 static void put_row(struct taskstats *p, bool lost)
 {
-	uint32_t known = lost ? 0 : p->counted & ~p->tree.untrusted;
+	uint32_t known = lost ? 0 : p->counted;
 	for (int f = 0; f < TS_NFIELDS; f++)
 		jsonl_cell_int(p->row, ts_field_names[f], known & TS_BIT(f), (json_int_t)p->tree.delta[f]);
 	jsonl_cell_int(p->row, "nthreads", true, p->nthreads);
@@ -860,6 +865,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	if (r == 0)
 		r = measure(p, &lost, why);
 	p->tree.nfaults = 0; /* a fault before the baseline changes no row */
+	memset(p->tree.faulted_ns, 0, sizeof(p->tree.faulted_ns));
 	if (r < 0) {
 		ts_close_state(p);
 		return r;
@@ -878,6 +884,7 @@ static int ts_open_source(const struct source_config *sc, const struct target_in
 	json_object_set_new(manifest, "exit_overflows", json_integer(0));
 	json_object_set_new(manifest, "rows_nulled", json_integer(0));
 	json_object_set_new(manifest, "kernel_faults", json_integer(0));
+	json_object_set_new(manifest, "kernel_faulted_ns", json_object());
 	if (p->skel)
 		json_object_set_new(manifest, "readings_still", json_integer(0));
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());

@@ -64,6 +64,11 @@ extern const char *const ts_field_names[TS_NFIELDS];
 	 TS_BIT(TS_FREEPAGES_DELAY) | TS_BIT(TS_THRASHING_DELAY) | TS_BIT(TS_COMPACT_DELAY) | \
 	 TS_BIT(TS_WPCOPY_DELAY) | TS_BIT(TS_IRQ_DELAY) | TS_BIT(TS_CPU_RUN_REAL))
 
+/* The time fields that are waits off the CPU: with the thread's CPU time,
+ * no more than its age. (Reclaim, compaction, a copy on write, an interrupt
+ * and a swap-in from zram run on the CPU.) */
+#define TS_OFF_CPU (TS_BIT(TS_CPU_DELAY) | TS_BIT(TS_BLKIO_DELAY))
+
 struct ts_record {
 	unsigned version;
 	pid_t tid;  /* ac_pid */

@@ -62,7 +62,6 @@ void ts_tree_begin(struct ts_tree *t)
 		t->t[i].seen = false;
 	t->nsighted = 0;
 	memset(t->delta, 0, sizeof(t->delta));
-	t->untrusted = 0;
 }
 
 int ts_tree_thread(struct ts_tree *t, pid_t tgid, const struct ts_record *r, uint64_t asked_ns,
@@ -170,24 +169,49 @@ static struct ts_thread *exec_predecessor(struct ts_tree *t, pid_t tgid, bool lo
 	return NULL;
 }
 
+/* The most time field f of a thread can have reached in all, given the
+ * record's age: its age, and for a wait off the CPU its age less the CPU
+ * time it ran (counted so far). */
+static uint64_t possible(const struct ts_thread *th, const struct ts_record *r, int f)
+{
+	uint64_t most = r->age_ns + AGE_SLACK_NS;
+	if (TS_OFF_CPU & TS_BIT(f))
+		most = sub0(most, sub0(r->v[TS_CPU_RUN_REAL], th->faulted[TS_CPU_RUN_REAL]));
+	return most;
+}
+
+/* Field f's change since th's last observation, into the tick's. */
+static void count_field(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r, int f)
+{
+	if (!(r->present & TS_BIT(f)) || r->v[f] <= th->v[f])
+		return;
+	uint64_t inc = r->v[f] - th->v[f];
+	uint64_t counted = th->v[f] - th->faulted[f], most = possible(th, r, f);
+	if ((TS_TIMES & TS_BIT(f)) && r->age_ns && counted + inc > most) {
+		/* past what the thread could have spent: only that excess is the
+		 * fault, dropped; the rest of the change counts */
+		uint64_t excess = counted + inc - most;
+		if (excess > inc)
+			excess = inc;
+		if (!t->nfaults++)
+			t->fault = (struct ts_fault){r->tid, f, r->v[f], r->age_ns};
+		th->faulted[f] += excess;
+		t->faulted_ns[f] += excess;
+		inc -= excess;
+	}
+	t->delta[f] += inc;
+	th->v[f] = r->v[f];
+}
+
 static void count(struct ts_tree *t, struct ts_thread *th, const struct ts_record *r)
 {
 	if (!memcmp(r->v, th->v, sizeof(r->v)))
 		return; /* idle since: most threads of a big tree at most ticks */
-	for (int f = 0; f < TS_NFIELDS; f++) {
-		if (!(r->present & TS_BIT(f)) || r->v[f] <= th->v[f])
-			continue;
-		uint64_t inc = r->v[f] - th->v[f];
-		if ((TS_TIMES & TS_BIT(f)) && r->age_ns &&
-		    r->v[f] - th->faulted[f] > r->age_ns + AGE_SLACK_NS) {
-			if (!t->nfaults++)
-				t->fault = (struct ts_fault){r->tid, f, r->v[f], r->age_ns};
-			th->faulted[f] += inc;
-			t->untrusted |= TS_BIT(f);
-		}
-		t->delta[f] += inc;
-		th->v[f] = r->v[f];
-	}
+	/* its CPU time first: what a wait off the CPU may have been depends on it */
+	count_field(t, th, r, TS_CPU_RUN_REAL);
+	for (int f = 0; f < TS_NFIELDS; f++)
+		if (f != TS_CPU_RUN_REAL)
+			count_field(t, th, r, f);
 }
 
 /* ---- the tick's observations ---- */

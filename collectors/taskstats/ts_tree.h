@@ -58,16 +58,19 @@
  * tick, answering before its exec, is the one case counted twice.) In a
  * tick whose records were lost nothing is inferred from a missing record.
  *
- * No time a thread spent (a delay, its CPU time) can exceed its age. The
- * kernel adds a wait's whole length when the wait ends, so one increase may
- * well exceed the time since the last observation; but what the thread
- * genuinely waited in all can never exceed its age. An increase that would
- * take it past is the kernel's fault (6.18 was seen to end a block I/O wait
- * it never started: blkio_delay_ns jumped by the host's uptime): that
- * field's change for the tick is untrusted (the row's cell is null), the
- * jump is set aside as faulted, and every later increase is judged the same
- * way against the age, however many faults came before. This file does no
- * I/O; taskstats.c feeds it. */
+ * No time a thread spent (a delay, its CPU time) can exceed its age, and a
+ * wait off the CPU (for a CPU, for block I/O) not its age less its CPU
+ * time. The kernel adds a wait's whole length when the wait ends, so one
+ * increase may well exceed the time since the last observation; but what
+ * the thread genuinely waited in all can never exceed that. What an
+ * increase would take past it is the kernel's fault (6.18 was seen to end
+ * a block I/O wait it never started, blkio_delay_ns jumping by the host's
+ * uptime, and to count a forked reader's block I/O at 125 % of its life
+ * under memory pressure): that excess alone is dropped, counted in
+ * faulted_ns, and the rest of the change counts, the thread's as every
+ * other thread's; every later increase is judged the same way against the
+ * age, however many faults came before. This file does no I/O;
+ * taskstats.c feeds it. */
 #ifndef IOPSAMPLE_TS_TREE_H
 #define IOPSAMPLE_TS_TREE_H
 
@@ -118,13 +121,13 @@ struct ts_tree {
 	struct ts_pending *pending;
 	size_t npending, pending_cap;
 	uint64_t delta[TS_NFIELDS]; /* this tick's change */
-	uint32_t untrusted;         /* ... and the fields whose change is unknown */
+	uint64_t faulted_ns[TS_NFIELDS]; /* the kernel's faults dropped, since the baseline */
 	struct ts_fault {           /* the first such fault, for the manifest */
 		pid_t tid;
 		int field;
 		uint64_t value, age_ns;
 	} fault;
-	unsigned nfaults;     /* faulty increases */
+	unsigned nfaults;     /* increases past what the thread could have spent */
 	unsigned successions; /* execs of a non-leader thread seen */
 };
 

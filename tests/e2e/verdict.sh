@@ -67,7 +67,7 @@ episode: {name: job, output_dir: $WORK/episodes}
 target:
   command: [$PHASEWORK, cpu:$PHASE, idle:$PHASE, "dread:$PHASE:$BIG", "rdlimit:$LOOP_DEV:16777216",
             "dread:$PHASE:$LOOP", "rdlimit:$LOOP_DEV:0", "pinned:$PHASE:$WORK/go:$WORK/stop",
-            "memlimit:100663296", "anon:$PHASE:112", "memlimit:0", "pool:$PHASE:2:$BIG",
+            "memlimit:100663296", "anon:$PHASE:112", "swapread:$PHASE:112:$BIG", "memlimit:0", "pool:$PHASE:2:$BIG",
             "decode:$PHASE:2", "memlimit:100663296", "stream:$PHASE:$BIG", "memlimit:0"]
   stdout: file
 sources:
@@ -95,7 +95,7 @@ job_py() {
 	"$PY" - "$JOB" "$IOPSAMPLE" "$DISK" <<PY
 import json, os, subprocess, sys
 from epi import expect
-from phases import phases, verdict, judge, inside, held
+from phases import phases, verdict, judge, inside, held, split_held
 ep_dir, iops, disk = sys.argv[1:4]
 ph = phases(ep_dir)
 v, d = verdict(iops, ep_dir), verdict(iops, ep_dir, "--deployable-only")
@@ -138,6 +138,9 @@ says("dread on " + disk, busy, lambda e: disk + " " in e and "busy" in e)
 says("throttled", evidence(dread[1]), lambda e: "holds the requests before the device" in e)
 says("stream", evidence([p for p in ph if p[0] == "stream"][0]), lambda e: "re-reads what the limit evicted" in e)
 expect(all("block_io: the tree's" in e for e in busy), "block_io's evidence: %s" % busy[:1])
+# swapping beside a reader of the same disk: each thread waits all the
+# time, one for pages, one for the file: both shares there, neither eaten
+print(split_held(d, [p for p in ph if p[0] == "swapread"][0], "deployable sources alone"))
 expect(all("block_io" not in w["evidence"] for w in d["windows"]), "an oracle's evidence with --deployable-only")
 PY
 }
@@ -382,6 +385,43 @@ EOY
 	"$IOPSAMPLE" verdict "$WORK/episodes/none" --window 0s 2>&1 | grep -q -- '--window 0s' || return 1
 }
 check verdict_refuses_an_episode_it_cannot_judge no_verdict
+
+# taskstats' rows end early (its sampler stopped) while cgroup's go on:
+# the windows after its last row are decided by the cgroup's figures, and
+# say so; the decode phase's two computing workers are cpu there too
+taskstats_stops() {
+	[ $SETUP_RC -eq 0 ] || { echo "setup: $SETUP_OUT"; return 1; }
+	local cut=$WORK/stopped
+	rm -rf "$cut" && cp -r "$JOB" "$cut" || return 1
+	"$PY" - "$cut" "$IOPSAMPLE" <<'PY'
+import json, sys
+from epi import expect
+from phases import phases, verdict, inside
+ep_dir, iops = sys.argv[1:3]
+ph = phases(ep_dir)
+pinned = [p for p in ph if p[0] == "pinned"][0]
+rows = open(ep_dir + "/taskstats.jsonl").read().splitlines()
+kept = [r for r in rows if json.loads(r)["t_mono_ns"] <= pinned[1]]
+last = json.loads(kept[-1])
+last["final"] = True
+kept[-1] = json.dumps(last)
+open(ep_dir + "/taskstats.jsonl", "w").write("\n".join(kept) + "\n")
+v = verdict(iops, ep_dir)
+before = [w for w in v["windows"] if w["t_mono_ns"] <= last["t_mono_ns"]]
+after = [w for w in v["windows"] if w["t_mono_ns"] - w["interval_ns"] >= last["t_mono_ns"]]
+expect(before and after, "windows before %d, after %d" % (len(before), len(after)))
+expect(not any("taskstats has no row" in w["evidence"] for w in before), "before the cut: %s" %
+       [w["evidence"] for w in before if "taskstats has no row" in w["evidence"]][:1])
+expect(all("taskstats has no row here: the cgroup's CPU time" in w["evidence"] for w in after),
+       "after the cut: %s" % [w["evidence"] for w in after if "taskstats has no row" not in w["evidence"]][:1])
+decode = [p for p in ph if p[0] == "decode"][0]
+got = [w["verdict"] for w in inside(v, decode[1], decode[2])]
+expect(got and got.count("cpu") >= 0.95 * len(got), "decode after the cut: %s" % got)
+print("taskstats cut at %.1f s: %d windows after it from the cgroup's figures, decode %d/%d cpu" %
+      (last["t_mono_ns"] / 1e9, len(after), got.count("cpu"), len(got)))
+PY
+}
+check verdict_decides_from_cgroup_where_taskstats_has_no_row taskstats_stops
 
 # Intervals no one of which divides another (30, 70 and 100 ms): the
 # verdict, summary and report of it, on windows of the coarsest interval

@@ -289,10 +289,6 @@ def reason_for(src, m, field):
             return "its input %s is null" % bad if bad else None
         return None
     why = m.get("null_fields", {}).get(field)
-    if not why and src == "taskstats" and field.endswith("_ns") and m.get("kernel_faults"):
-        # a delay or CPU time the kernel reported longer than the thread's
-        # age nulls that cell (docs/data-model.md, taskstats)
-        why = "kernel_faults: %d" % m["kernel_faults"]
     if not why and src == "taskstats" and m.get("rows_nulled"):
         why = "rows_nulled: %d (exit records lost)" % m["rows_nulled"]
     return why
@@ -301,7 +297,8 @@ def reason_for(src, m, field):
 def check_verdict():
     """The host's iopsample verdict of the guest's phasework: computing is
     cpu, the working set over its memory.max with swap is memory, on
-    cgroup v2 (its pressure read as the cgroup's own)."""
+    cgroup v2 (its pressure read as the cgroup's own); the same beside an
+    O_DIRECT reader is both memory and disk."""
     import phases
     ep = episode("verdict")
     expect(ep.manifest["sources"]["cgroup"].get("pressure_scope") == "cgroup",
@@ -312,7 +309,10 @@ def check_verdict():
     anon = [p for p in ph if p[0] == "anon"][0]
     ev = [w["evidence"] for w in phases.inside(v, anon[1], anon[2]) if w["verdict"] == "memory"]
     expect(all("PSI memory some" in e for e in ev), "memory's evidence: %s" % ev[:1])
-    return said
+    # paging beside a reader of another disk: neither wait eaten by the
+    # other, whichever way the kernel counts a swap-in (apart before 5.17)
+    both = phases.split_held(v, [p for p in ph if p[0] == "swapread"][0], release)
+    return said + "; " + both
 
 
 def check_causes(name, what):

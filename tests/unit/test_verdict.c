@@ -29,6 +29,7 @@ static struct verdict_in window(void)
 	in.run_ns = in.cpu_delay_ns = in.blkio_ns = in.swapin_ns = in.freepages_ns = 0;
 	in.thrashing_ns = in.compact_ns = 0;
 	in.nthreads = 1;
+	in.swap_in_blkio = true; /* a kernel from 5.17 on, as this host's */
 	return in;
 }
 
@@ -161,7 +162,10 @@ TEST(paging_is_memory_its_kernel_cpu_included)
 	in.run_ns = 75e6;
 	in.system_ns = 50e6;
 	in.blkio_ns = 25e6;
+	in.blkio_count = 50;
 	in.swapin_ns = 25e6;
+	in.swapin_count = 50;
+	in.read_bytes = 50 * 4096.0;
 	in.thrashing_ns = 20e6;
 	in.freepages_ns = 10e6;
 	struct verdict_out out = decide(&in);
@@ -170,6 +174,67 @@ TEST(paging_is_memory_its_kernel_cpu_included)
 	EXPECT_NEAR(out.share[V_DISK], 0);
 	EXPECT_NEAR(out.share[V_CPU], 0.25);
 	EXPECT_CONTAINS(out.evidence, "paging 75 % of the time: swap-in 25 %, thrashing 20 %, reclaim 10 %");
+}
+
+TEST(a_swap_read_ahead_waited_on_its_lock_is_memory_not_disk)
+{
+	/* a window of the anon phase here (6.18): every block I/O wait a
+	 * swap-in's (1289 of them, 1293 swap-ins, every byte read a swapped
+	 * page), the swap-in time covering only its synchronous part */
+	struct verdict_in in = window();
+	in.run_ns = 47.4e6;
+	in.blkio_ns = 52e6;
+	in.blkio_count = 1289;
+	in.swapin_ns = 21.3e6;
+	in.swapin_count = 1293;
+	in.read_bytes = 1293 * 4096.0;
+	struct verdict_out out = decide(&in);
+	EXPECT_EQ(out.label, V_MEMORY);
+	EXPECT_NEAR(out.share[V_DISK], 0);
+	EXPECT_NEAR(out.share[V_MEMORY], 0.52);
+}
+
+TEST(swap_ins_and_file_reads_share_block_io_by_their_waits)
+{
+	/* a worker reads a file while the job swaps in, both queued at one
+	 * device: 200 of the 300 waits are swap-ins, two thirds of block I/O
+	 * (however few the bytes they read); the swap-in time is no floor */
+	struct verdict_in in = window();
+	in.run_ns = 20e6;
+	in.blkio_ns = 180e6;
+	in.blkio_count = 300;
+	in.swapin_ns = 150e6;
+	in.swapin_count = 200;
+	in.read_bytes = 300 * 1048576.0;
+	in.nthreads = 2;
+	struct verdict_out out = decide(&in);
+	EXPECT_NEAR(out.share[V_MEMORY], 150 / 230.0); /* the swap-in time, still paging */
+	EXPECT_NEAR(out.share[V_DISK], 60 / 230.0);
+	EXPECT_EQ(out.label, V_MEMORY);
+}
+
+TEST(before_5_17_a_swap_in_is_not_block_io)
+{
+	/* 5.10 (the kernel matrix): a swap-in's device wait is swap-in's
+	 * alone, so block I/O is the file's reads whole; a refaulting file
+	 * page's wait is thrashing and block I/O both */
+	EXPECT(!verdict_swap_waits_in_blkio("5.10.0-28-cloud-amd64"));
+	EXPECT(!verdict_swap_waits_in_blkio("5.16.20"));
+	EXPECT(verdict_swap_waits_in_blkio("5.17.0"));
+	EXPECT(verdict_swap_waits_in_blkio("6.1.0-13-amd64"));
+	EXPECT(verdict_swap_waits_in_blkio(NULL));
+	struct verdict_in in = window();
+	in.swap_in_blkio = false;
+	in.run_ns = 20e6;
+	in.blkio_ns = 90e6;
+	in.swapin_ns = 40e6;
+	in.swapin_count = 1000;
+	in.thrashing_ns = 10e6;
+	in.read_bytes = 8 * 1048576.0;
+	in.nthreads = 2;
+	struct verdict_out out = decide(&in);
+	EXPECT_NEAR(out.share[V_DISK], 80 / 150.0); /* run 20, disk 80, memory 50 */
+	EXPECT_NEAR(out.share[V_MEMORY], 50 / 150.0);
 }
 
 TEST(a_stream_under_a_limit_is_disk_and_says_so)

@@ -22,6 +22,10 @@
  *                        (the set-up), then one byte of a random page at a
  *                        time for S seconds (under a memory limit below
  *                        MIB, with swap: pages swapped out and in)
+ *     swapread:S:MIB:FILE  anon's working set touched at random by the job
+ *                        while a worker process does dread on FILE, both
+ *                        for S seconds: paging and the disk at once; its
+ *                        line says what each waited (disk_ns, paging_ns)
  *     stream:S:FILE      1 MiB reads through the page cache of FILE, in order
  *                        and round again, for S s, after its cache is
  *                        dropped and it is read once (the set-up)
@@ -44,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -176,7 +181,8 @@ static void buffered_reads(int fd, int64_t end, uint64_t *reads, uint64_t *bytes
 	free(buf);
 }
 
-static void anon(size_t size, int64_t end, uint64_t *touches)
+/* An anonymous working set of size bytes, written once. */
+static volatile unsigned char *anon_set(size_t size)
 {
 	volatile unsigned char *map =
 		mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -184,7 +190,12 @@ static void anon(size_t size, int64_t end, uint64_t *touches)
 		die("mmap");
 	for (size_t at = 0; at < size; at += PAGE)
 		map[at] = 1;
-	steady(&end);
+	return map;
+}
+
+/* One byte of a random page of the set at a time, until end. */
+static void anon_touch(volatile unsigned char *map, size_t size, int64_t end, uint64_t *touches)
+{
 	uint64_t seed = 88172645463325252ull, pages = size / PAGE;
 	while (mono_ns() < end)
 		for (int i = 0; i < 64; i++) {
@@ -192,6 +203,80 @@ static void anon(size_t size, int64_t end, uint64_t *touches)
 			map[(seed % pages) * PAGE] += 1;
 			*touches += 1;
 		}
+}
+
+static void anon(size_t size, int64_t end, uint64_t *touches)
+{
+	volatile unsigned char *map = anon_set(size);
+	steady(&end);
+	anon_touch(map, size, end, touches);
+	munmap((void *)map, size);
+}
+
+static int64_t cpu_ns(clockid_t clock)
+{
+	struct timespec t;
+	clock_gettime(clock, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The time this process's thread waited runnable for a CPU: the second
+ * figure of /proc/thread-self/schedstat. */
+static int64_t runqueue_ns(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	long long on_cpu = 0, waited = 0;
+	if (!f || fscanf(f, "%lld %lld", &on_cpu, &waited) != 2)
+		die("/proc/thread-self/schedstat");
+	fclose(f);
+	return waited;
+}
+
+static int64_t user_ns(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (int64_t)ru.ru_utime.tv_sec * 1000000000 + (int64_t)ru.ru_utime.tv_usec * 1000;
+}
+
+/* The working set paging while a worker process reads FILE with O_DIRECT:
+ * the tree waits on the disk and on pages at once. What each waited, for
+ * the verdict's test: the reader its time neither on a CPU nor waiting for
+ * one (wall less its CPU time and its run-queue wait), the job its time
+ * neither running its own code nor waiting for a CPU (its faults' kernel
+ * time is paging's). */
+static void swapread(size_t size, int64_t end, const char *file, uint64_t *touches,
+		     uint64_t *reads, uint64_t *bytes, int64_t *disk_ns, int64_t *paging_ns)
+{
+	volatile unsigned char *map = anon_set(size);
+	steady(&end);
+	int fds[2];
+	if (pipe(fds) < 0)
+		die("pipe");
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		uint64_t got[3] = {0, 0, 0};
+		int64_t wall = mono_ns(), cpu = cpu_ns(CLOCK_PROCESS_CPUTIME_ID), queued = runqueue_ns();
+		direct_reads(file, end, &got[0], &got[1], 0);
+		got[2] = (uint64_t)((mono_ns() - wall) - (cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu) -
+				    (runqueue_ns() - queued));
+		if (write(fds[1], got, sizeof(got)) != sizeof(got))
+			die("write");
+		_exit(0);
+	}
+	close(fds[1]);
+	int64_t wall = mono_ns(), user = user_ns(), queued = runqueue_ns();
+	anon_touch(map, size, end, touches);
+	*paging_ns = (mono_ns() - wall) - (user_ns() - user) - (runqueue_ns() - queued);
+	uint64_t got[3] = {0, 0, 0};
+	if (read(fds[0], got, sizeof(got)) != sizeof(got) || waitpid(pid, NULL, 0) != pid)
+		die("the reader");
+	close(fds[0]);
+	*reads = got[0];
+	*bytes = got[1];
+	*disk_ns = (int64_t)got[2];
 	munmap((void *)map, size);
 }
 
@@ -422,6 +507,16 @@ static void run_phase(char *spec)
 		uint64_t touches = 0;
 		anon(atoll(arg[2]) * MIB, end_after(seconds_of(arg[1])), &touches);
 		snprintf(more, sizeof(more), "\"touches\": %llu", (unsigned long long)touches);
+	} else if (!strcmp(name, "swapread") && n == 4) {
+		uint64_t touches = 0, reads = 0, bytes = 0;
+		int64_t disk = 0, paging = 0;
+		swapread(atoll(arg[2]) * MIB, end_after(seconds_of(arg[1])), arg[3], &touches, &reads, &bytes,
+			 &disk, &paging);
+		snprintf(more, sizeof(more),
+			 "\"touches\": %llu, \"reads\": %llu, \"bytes\": %llu, \"disk_ns\": %lld, "
+			 "\"paging_ns\": %lld",
+			 (unsigned long long)touches, (unsigned long long)reads, (unsigned long long)bytes,
+			 (long long)disk, (long long)paging);
 	} else if (!strcmp(name, "stream") && n == 3) {
 		uint64_t reads = 0, bytes = 0;
 		int fd = open(arg[2], O_RDONLY | O_CLOEXEC);

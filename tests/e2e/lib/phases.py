@@ -64,3 +64,32 @@ def judge(v, ph, expected, what):
     if bad:
         raise AssertionError("%s: %s" % (what, "; ".join(bad)))
     return "%s: %s" % (what, ", ".join(lines))
+
+
+
+# How far the verdict's split of a two-bottleneck phase may stray from what
+# its processes measured of themselves (a factor)
+SPLIT = 1.6
+
+
+def split_held(v, phase, what):
+    """phasework's swapread: a job paging beside a worker reading the disk,
+    each process measuring its own wait (disk_ns: the reader's time off the
+    CPU; paging_ns: the job's time out of its own code). Over the windows
+    wholly inside the phase, the verdict's disk time over its memory time
+    is theirs within SPLIT, and in SHARE of the windows each takes at least
+    a tenth: neither wait eaten by the other. Raises AssertionError; returns
+    a line."""
+    name, start, end, p = phase
+    ws = inside(v, start, end)
+    disk = sum(w["shares"]["disk"] * w["interval_ns"] for w in ws)
+    memory = sum(w["shares"]["memory"] * w["interval_ns"] for w in ws)
+    truth = p["disk_ns"] / p["paging_ns"] if p["paging_ns"] > 0 else float("inf")
+    got = disk / memory if memory > 0 else float("inf")
+    thin = [(round(w["t_mono_ns"] / 1e9, 2), round(w["shares"]["disk"], 2), round(w["shares"]["memory"], 2))
+            for w in ws if w["shares"]["disk"] < 0.1 or w["shares"]["memory"] < 0.1]
+    line = "%s: %s disk/memory %.2f, its processes' %.2f (disk %.2f s, paging %.2f s), %d windows" % (
+        what, name, got, truth, p["disk_ns"] / 1e9, p["paging_ns"] / 1e9, len(ws))
+    if not ws or not (truth / SPLIT <= got <= truth * SPLIT) or len(ws) - len(thin) < SHARE * len(ws):
+        raise AssertionError("%s; windows with a share under 0.1: %s" % (line, thin[:3]))
+    return line
