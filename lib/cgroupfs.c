@@ -16,7 +16,7 @@ static const struct {
 	unsigned bit;
 } names[] = {
 	{"cpu", "cpu", CG_CPU},        {"cpuacct", NULL, CG_CPUACCT}, {"memory", "memory", CG_MEMORY},
-	{"blkio", "io", CG_IO},        {"pids", "pids", CG_PIDS},
+	{"blkio", "io", CG_IO},        {"pids", "pids", CG_PIDS},     {"cpuset", "cpuset", CG_CPUSET},
 };
 
 unsigned cgroupfs_controllers(const char *list, int version)

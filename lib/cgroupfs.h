@@ -24,6 +24,7 @@ enum cgroupfs_controller {
 	CG_MEMORY = 1 << 2,
 	CG_IO = 1 << 3, /* v2 io; v1 blkio */
 	CG_PIDS = 1 << 4,
+	CG_CPUSET = 1 << 5, /* the CPUs a cgroup's tasks may use */
 };
 
 struct cgroupfs_hierarchy {

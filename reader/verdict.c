@@ -82,6 +82,11 @@ bool verdict_swap_waits_in_blkio(const char *release)
 	return kernel_release_older(release, 5, 17) != 1;
 }
 
+/* The page a swap-in reads: 4 KiB on x86-64 (a kernel fact; arm64 kernels
+ * built with 16 or 64 KiB pages read more a swap-in, which this
+ * undercounts). */
+#define SWAP_PAGE_BYTES 4096.0
+
 /* Ties go to the first of these: the more specific resource. */
 const enum verdict_label verdict_tie_order[V_LABELS] = {V_GPU, V_GPU_COPY, V_MEMORY, V_DISK,
 							V_CPU_WAIT, V_CPU, V_IDLE};
@@ -110,25 +115,34 @@ static double max2(double a, double b)
 	return a > b ? a : b;
 }
 
-/* The swap-ins' share of the tree's block I/O waits (from 5.17): each
- * swap-in is taken for one of the waits counted (the anon phase here: 1289
- * waits for 1293 swap-ins), and the waits as alike. Measured on the
- * swapread phase (a job swapping beside an O_DIRECT reader, each process
- * measuring its own waits): on this host's one disk, where each swap-in
- * queues behind the reader's 1 MiB reads, and in the kernel matrix's
- * guests, swap and data on two disks; docs/benchmarks.md has the figures.
- * Taking each wait's bytes into account (a swap-in's page against a 1 MiB
- * read) put the swap-ins' share at a hundredth where their process waited
- * half the tree's time. */
+/* The swap-ins' share of the tree's block I/O (from 5.17). A wait costs a
+ * request's overhead and its bytes' transfer, and the rows give neither;
+ * each swap-in is one request of a page. By the waits counted, the share
+ * is too high where the kernel misses a reader's waits or reads ahead
+ * pages no one waits for (6.18 here: 260 swap-ins of 332 waits where the
+ * swapping process waited half the tree's time); by the bytes read
+ * (taskstats counts a swap read in read_bytes), too low beside large
+ * reads (a page against a 1 MiB read: 0.005). The mean of the two, chosen:
+ * on the swapread phase (a job swapping beside an O_DIRECT reader, each
+ * process measuring its own waits) it put the split within a factor 1.55
+ * of theirs on this host and in the kernel matrix's guests
+ * (docs/benchmarks.md); either alone was off by 3 to 30. Without the
+ * bytes (no I/O accounting), the waits' share alone. */
 static double swap_share(const struct verdict_in *in)
 {
 	double waits = nz(in->blkio_count), swapins = nz(in->swapin_count);
-	return waits > 0 ? min2(1, swapins / waits) : swapins > 0 ? 1 : 0;
+	double by_waits = waits > 0 ? min2(1, swapins / waits) : swapins > 0 ? 1 : 0;
+	if (isnan(in->read_bytes))
+		return by_waits;
+	double read = nz(in->read_bytes), swapped = swapins * SWAP_PAGE_BYTES;
+	double by_bytes = read > 0 ? min2(1, swapped / read) : swapped > 0 ? 1 : 0;
+	return (by_waits + by_bytes) / 2;
 }
 
 /* The host's time by bucket, in ns of thread time (see verdict.h). */
 struct host_time {
 	double user, self_wait, other_wait, quota_wait, disk, page_wait, page_cpu, kernel_paging;
+	double high_sleep; /* memory.high's penalty, in page_wait */
 };
 
 static void host_time(const struct verdict_in *in, struct host_time *h)
@@ -177,12 +191,29 @@ static void host_time(const struct verdict_in *in, struct host_time *h)
 	}
 	h->kernel_paging = min2(kernel, run);
 	h->user = run - h->kernel_paging;
+	/* Over memory.high the kernel makes the tree reclaim and then sleep
+	 * (mem_cgroup_handle_over_high): the sleep is in no taskstats delay,
+	 * only in the cgroup's memory pressure, which counts the wall time a
+	 * task of it stalled on memory. What of that the delays do not hold
+	 * is the sleep, paging's. */
+	h->high_sleep = 0;
+	if (nz(in->memory_high_events) > 0 && !isnan(in->memory_some_ns))
+		h->high_sleep = max2(0, in->memory_some_ns - (h->page_wait + h->page_cpu));
+	h->page_wait += h->high_sleep;
 
 	/* The tree's wait for a CPU is its own doing in proportion to the
-	 * share of the host's CPUs it holds; a quota's, never. */
-	double cpus = in->cpus > 0 ? in->cpus : 1;
+	 * share it holds of the CPUs it may use (its affinity within its
+	 * cpuset; the host's where the rows do not say); a quota's, its own
+	 * cgroup's or one above it, never. */
+	double cpus = in->tree_cpus > 0 ? in->tree_cpus : in->cpus > 0 ? in->cpus : 1;
 	double held = min2(1, run / (cpus * W));
-	h->quota_wait = min2(cd, nz(in->throttled_ns));
+	/* A throttled cgroup's time is summed over the CPUs it had tasks on,
+	 * and while it is throttled every thread of it that would run waits:
+	 * the threads that want a CPU, (run + wait) / W, over the CPUs they
+	 * can be on. */
+	double want = (run + cd) / W, on = min2(cpus, want);
+	double each = on > 0 && want > on ? want / on : 1;
+	h->quota_wait = min2(cd, (nz(in->throttled_ns) + nz(in->ancestor_throttled_ns)) * each);
 	h->self_wait = (cd - h->quota_wait) * held;
 	h->other_wait = cd - h->quota_wait - h->self_wait;
 }
@@ -322,6 +353,9 @@ static void memory_evidence(struct line *l, const struct verdict_in *in, const s
 			put(l, "%s%s %s", sep, part[i].what, pct(a, part[i].v / W));
 			sep = ", ";
 		}
+	if (h->high_sleep >= MENTION * W / 5)
+		put(l, "; over its memory.high %.0f times: the kernel made it reclaim and sleep %s",
+		    in->memory_high_events, pct(a, h->high_sleep / W));
 	if (!isnan(in->memory_bytes))
 		put(l, "; %s charged to its cgroup", bytes(b, in->memory_bytes, ""));
 	if (!isnan(in->majfaults))
@@ -338,7 +372,9 @@ static void cpu_evidence(struct line *l, const struct verdict_in *in, const stru
 		put(l, "running %s of a CPU", pct(a, run / W));
 	else
 		put(l, "running %.2f CPUs", run / W);
-	if (in->cpus > 0)
+	if (in->tree_cpus > 0 && in->cpus > 0 && in->tree_cpus < in->cpus)
+		put(l, " of the %.0f it may use (the host has %d)", in->tree_cpus, in->cpus);
+	else if (in->cpus > 0)
 		put(l, " of the host's %d", in->cpus);
 	if (!isnan(in->nthreads))
 		put(l, ", %.0f thread%s", in->nthreads, in->nthreads == 1 ? "" : "s");
@@ -356,10 +392,16 @@ static void cpu_wait_evidence(struct line *l, const struct verdict_in *in, const
 	char a[16], b[16];
 	put(l, "waiting for a CPU %s of the time while running %s",
 	    pct(a, (h->other_wait + h->quota_wait) / W), pct(b, nz(in->run_ns) / W));
-	if (h->quota_wait >= h->other_wait)
+	if (h->quota_wait >= h->other_wait && nz(in->ancestor_throttled_ns) > nz(in->throttled_ns))
+		put(l, ": the CPU quota of %s (%.2g CPUs) above its cgroup throttled it %s",
+		    in->quota_ancestor ? in->quota_ancestor : "a cgroup", in->quota_ancestor_cpus,
+		    pct(a, nz(in->ancestor_throttled_ns) / W));
+	else if (h->quota_wait >= h->other_wait)
 		put(l, ": its CPU quota throttled it %s", pct(a, nz(in->throttled_ns) / W));
 	else
 		put(l, ": the CPUs it may run on are busy with other work");
+	if (in->tree_cpus > 0 && in->cpus > 0 && in->tree_cpus < in->cpus)
+		put(l, " (it may use %.0f of the host's %d)", in->tree_cpus, in->cpus);
 	if (!isnan(in->cpu_some_ns))
 		put(l, "; PSI cpu some %s", pct(a, in->cpu_some_ns / W));
 }
@@ -456,7 +498,8 @@ static const size_t summed[] = {
 	FIELD(run_ns), FIELD(cpu_delay_ns), FIELD(blkio_ns), FIELD(swapin_ns), FIELD(freepages_ns),
 	FIELD(thrashing_ns), FIELD(compact_ns), FIELD(swapin_count), FIELD(blkio_count),
 	FIELD(read_bytes), FIELD(write_bytes), FIELD(system_ns),
-	FIELD(throttled_ns), FIELD(cpu_some_ns), FIELD(io_some_ns), FIELD(memory_some_ns),
+	FIELD(throttled_ns), FIELD(ancestor_throttled_ns), FIELD(memory_high_events),
+	FIELD(cpu_some_ns), FIELD(io_some_ns), FIELD(memory_some_ns),
 	FIELD(majfaults), FIELD(disk_read_bytes), FIELD(disk_read_ops), FIELD(disk_write_bytes),
 	FIELD(disk_write_ops), FIELD(bio_read_bytes), FIELD(bio_read_ops), FIELD(bio_write_bytes),
 	FIELD(bio_write_ops),
@@ -471,7 +514,7 @@ void verdict_in_clear(struct verdict_in *in)
 		*AT(in, summed[i]) = NAN;
 	for (size_t i = 0; i < sizeof(averaged) / sizeof(averaged[0]); i++)
 		*AT(in, averaged[i]) = NAN;
-	in->nthreads = in->memory_bytes = in->pcie_link = NAN;
+	in->nthreads = in->memory_bytes = in->pcie_link = in->tree_cpus = NAN;
 }
 
 void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
@@ -489,6 +532,12 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
 		a->nthreads = b->nthreads;
 	if (isnan(a->memory_bytes) || b->memory_bytes > a->memory_bytes)
 		a->memory_bytes = b->memory_bytes;
+	if (isnan(a->tree_cpus) || b->tree_cpus > a->tree_cpus)
+		a->tree_cpus = b->tree_cpus;
+	if (!a->quota_ancestor) {
+		a->quota_ancestor = b->quota_ancestor;
+		a->quota_ancestor_cpus = b->quota_ancestor_cpus;
+	}
 	if (b->gpus > a->gpus) {
 		a->gpus = b->gpus;
 		a->pcie_link = b->pcie_link;

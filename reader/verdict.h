@@ -91,6 +91,11 @@ struct verdict_in {
 	/* cgroup: the episode's cgroup */
 	double system_ns;                    /* CPU time in the kernel */
 	double throttled_ns;                 /* held back by a CPU quota */
+	double tree_cpus;                    /* the CPUs the tree may use (affinity, cpuset) */
+	double ancestor_throttled_ns;        /* held back by a quota above its cgroup */
+	const char *quota_ancestor;          /* the tightest such quota's cgroup, or NULL */
+	double quota_ancestor_cpus;          /* ... its quota in CPUs */
+	double memory_high_events;           /* times over memory.high (v2) */
 	double cpu_some_ns, io_some_ns, memory_some_ns; /* its own PSI, NAN unless per cgroup */
 	double memory_bytes, majfaults;
 

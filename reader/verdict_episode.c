@@ -62,7 +62,8 @@ static int note_cannot_tell(struct verdict_episode *v, const bool read[VS_COUNT]
 		 "no pressure (PSI) of its own: waiting for the disk or memory reads as idle"},
 		{!read[VS_CGROUP],
 		 {"cpu_wait", "cpu", "memory"},
-		 "without cgroup, a CPU quota's throttling reads as the tree's own queueing (cpu), and the "
+		 "without cgroup, a CPU quota's throttling reads as the tree's own queueing (cpu), a tree "
+		 "confined to fewer CPUs than the host has as held back by others (cpu_wait), and the "
 		 "kernel's CPU time while the tree pages as cpu, not memory"},
 		{!read[VS_GPU],
 		 {"gpu", "gpu_copy", "idle", "cpu"},
@@ -185,6 +186,9 @@ int verdict_episode_open(struct verdict_episode *v, const char *dir,
 	const json_t *cgm = json_object_get(json_object_get(v->manifest, "sources"), "cgroup");
 	const char *scope = json_string_value(json_object_get(cgm, "pressure_scope"));
 	v->psi = src[VS_CGROUP].file && scope && !strcmp(scope, "cgroup");
+	const json_t *tightest = json_array_get(json_object_get(cgm, "quota_ancestors"), 0);
+	v->quota_ancestor = json_string_value(json_object_get(tightest, "cgroup"));
+	v->quota_ancestor_cpus = json_number_value(json_object_get(tightest, "cpus"));
 	const json_t *host = json_object_get(v->manifest, "host");
 	v->cpus = (int)json_integer_value(json_object_get(host, "cpu_count"));
 	v->swap_in_blkio = verdict_swap_waits_in_blkio(json_string_value(json_object_get(host, "kernel_release")));
@@ -262,6 +266,8 @@ int verdict_episode_next(struct verdict_episode *v, const struct verdict_window 
 	win->t_end = g.t_end;
 	win->in = g.in;
 	win->in.swap_in_blkio = v->swap_in_blkio;
+	win->in.quota_ancestor = v->quota_ancestor;
+	win->in.quota_ancestor_cpus = v->quota_ancestor_cpus;
 	/* a window taskstats has no row for (its sampler stopped, or it
 	 * started late): the cgroup's CPU time and pressure stand in */
 	if (isnan(win->in.run_ns) && !isnan(g.usage_ns)) {

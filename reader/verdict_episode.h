@@ -65,6 +65,8 @@ struct verdict_episode {
 	bool psi;
 	int cpus;
 	bool swap_in_blkio;
+	const char *quota_ancestor; /* the manifest's tightest quota above the cgroup */
+	double quota_ancestor_cpus;
 	struct verdict_grid *grid;
 	struct verdict_signal *signal;
 	struct verdict_window window;

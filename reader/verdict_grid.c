@@ -58,10 +58,11 @@ enum { T_RUN, T_DELAYS, T_COUNTS = T_DELAYS + VD_COUNT, T_READ = T_COUNTS + VD_C
 
 static const char *const cgroup_leaves[] = {
 	"cpu_usage_ns", "cpu_system_ns", "throttled_ns", "cpu_some_ns", "io_some_ns",
-	"memory_some_ns", "memory_bytes", "pgmajfault",
+	"memory_some_ns", "memory_bytes", "pgmajfault", "tree_cpus", "ancestor_throttled_ns",
+	"memory_high_events",
 };
 enum { C_USAGE, C_SYSTEM, C_THROTTLED, C_CPU_SOME, C_IO_SOME, C_MEM_SOME, C_MEMORY, C_MAJFAULT,
-       C_COUNT };
+       C_TREE_CPUS, C_ANCESTOR_THROTTLED, C_MEMORY_HIGH, C_COUNT };
 
 /* per device (by_device.<name>.) */
 static const char *const disk_leaves[] = {"util_pct", "read_bytes", "read_ops", "write_bytes",
@@ -557,6 +558,9 @@ static int take_window(struct verdict_grid *g, struct verdict_grid_window *w)
 	w->usage_ns = at(cg, C_USAGE);
 	w->system_ns = at(cg, C_SYSTEM);
 	in->throttled_ns = at(cg, C_THROTTLED);
+	in->tree_cpus = at(cg, C_TREE_CPUS);
+	in->ancestor_throttled_ns = at(cg, C_ANCESTOR_THROTTLED);
+	in->memory_high_events = at(cg, C_MEMORY_HIGH);
 	in->memory_bytes = at(cg, C_MEMORY);
 	in->majfaults = at(cg, C_MAJFAULT);
 	if (g->psi) {

@@ -21,6 +21,7 @@
 
 #include "cg_files.h"
 #include "cg_io.h"
+#include "cg_limits.h"
 #include "cgroupfs.h"
 #include "collector.h"
 #include "jsonl_writer.h"
@@ -50,6 +51,9 @@ enum field {
 	F_MEMORY_SOME,
 	F_MEMORY_FULL,
 	F_NPROCS,
+	F_TREE_CPUS,
+	F_ANCESTOR_THROTTLED,
+	F_MEMORY_HIGH_EVENTS,
 	NFIELDS
 };
 
@@ -58,11 +62,13 @@ static const char *const field_names[NFIELDS] = {
 	"memory_bytes",	 "memory_peak_bytes", "anon_bytes",	  "file_bytes",	     "pgfault",
 	"pgmajfault",	 "io_read_bytes",	  "io_write_bytes", "io_read_ops",	     "io_write_ops",
 	"cpu_some_ns",	 "cpu_full_ns",	   "io_some_ns",	  "io_full_ns",	     "memory_some_ns",
-	"memory_full_ns", "nprocs",
+	"memory_full_ns", "nprocs",          "tree_cpus",     "ancestor_throttled_ns", "memory_high_events",
 };
 
 /* levels, not changes */
-#define GAUGES ((1u << F_MEMORY) | (1u << F_MEMORY_PEAK) | (1u << F_ANON) | (1u << F_FILE) | (1u << F_NPROCS))
+#define GAUGES                                                                                  \
+	((1u << F_MEMORY) | (1u << F_MEMORY_PEAK) | (1u << F_ANON) | (1u << F_FILE) | (1u << F_NPROCS) | \
+	 (1u << F_TREE_CPUS))
 
 /* The files read. */
 enum file {
@@ -74,6 +80,7 @@ enum file {
 	MEM_CURRENT,
 	MEM_PEAK,
 	MEM_STAT,
+	MEM_EVENTS,
 	PSI_CPU,
 	PSI_IO,
 	PSI_MEMORY,
@@ -116,6 +123,8 @@ static const struct {
 	{F_FILE, {{CGR_V2, "memory.stat", MEM_STAT, "file", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_cache", 1}}},
 	{F_PGFAULT, {{CGR_V2, "memory.stat", MEM_STAT, "pgfault", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_pgfault", 1}}},
 	{F_PGMAJFAULT, {{CGR_V2, "memory.stat", MEM_STAT, "pgmajfault", 1}, {CGR_MEMORY, "memory.stat", MEM_STAT, "total_pgmajfault", 1}}},
+	/* v2 alone has memory.high (v1's soft limit throttles nothing) */
+	{F_MEMORY_HIGH_EVENTS, {{CGR_V2, "memory.events", MEM_EVENTS, "high", 1}}},
 };
 
 struct cgroup_src {
@@ -129,6 +138,10 @@ struct cgroup_src {
 	uint64_t prev[NFIELDS];
 	struct blk_devices devs;
 	struct cg_io_reader io; /* block I/O per device */
+	struct cg_limits limits; /* the tree's CPUs, its ancestors' quotas */
+	uint64_t ancestor_throttled; /* ns since open */
+	json_t *cpus_seen;           /* the manifest's tree_cpus */
+	uint64_t rows;
 	json_t *row, *dev[BLK_MAX_DEVICES];
 	json_t *null_fields, *warnings;
 	unsigned backwards; /* counters seen to go down: their cells null */
@@ -178,6 +191,12 @@ static const char *why_not(const struct cgroup_src *p, enum field f)
 		return "no cpu controller: neither the v2 cgroup has it nor a v1 cpu hierarchy";
 	case F_MEMORY_PEAK:
 		return "neither memory.peak (v2, Linux 5.19) nor memory.max_usage_in_bytes (v1)";
+	case F_MEMORY_HIGH_EVENTS:
+		return "memory.high is cgroup v2's, and the episode's v2 cgroup has no memory controller";
+	case F_TREE_CPUS:
+		return "the target's affinity could not be read";
+	case F_ANCESTOR_THROTTLED:
+		return "no cpu controller above the episode's cgroup to read";
 	default:
 		break;
 	}
@@ -222,6 +241,7 @@ static void cg_close(void *state)
 		free(p->file[i].path);
 	}
 	cg_io_close(&p->io);
+	cg_limits_close(&p->limits);
 	free(p);
 }
 
@@ -256,6 +276,12 @@ static bool value_of(struct cgroup_src *p, enum field f, uint64_t *v)
 		*v = (full ? fullv : some) * 1000;
 		return true;
 	}
+	case F_TREE_CPUS:
+		*v = (uint64_t)p->limits.cpus;
+		return p->limits.cpus > 0;
+	case F_ANCESTOR_THROTTLED:
+		*v = p->ancestor_throttled;
+		return true;
 	case F_NPROCS:
 		if (!p->file[TASKS].ok)
 			return false;
@@ -287,9 +313,21 @@ static void reset_peak(struct cgroup_src *p)
 		peak_reset(p->file[MEM_PEAK].fd, p->file[MEM_PEAK].version == 2);
 }
 
+/* The tree's CPUs, in the manifest from the row that first saw them. */
+static void note_cpus(struct cgroup_src *p)
+{
+	json_array_append_new(p->cpus_seen, json_pack("{s:I, s:i, s:s}", "since_row", (json_int_t)p->rows,
+						      "cpus", p->limits.cpus, "list", p->limits.list));
+}
+
 static void put_row(struct cgroup_src *p, bool baseline)
 {
 	read_all_files(p);
+	uint64_t held;
+	if (cg_limits_throttled(&p->limits, &held))
+		p->ancestor_throttled += held;
+	if (cg_limits_cpus(&p->limits) && !baseline)
+		note_cpus(p);
 	uint64_t now[NFIELDS] = {0};
 	bool ok[NFIELDS] = {0};
 	for (int f = 0; f < NFIELDS; f++)
@@ -324,6 +362,8 @@ static void put_row(struct cgroup_src *p, bool baseline)
 		if (ok[f] && counter)
 			p->prev[f] = now[f];
 	}
+	if (!baseline)
+		p->rows++;
 }
 
 static int cg_open(const struct source_config *sc, const struct target_info *t, json_t *row,
@@ -434,6 +474,15 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 		nprocs_path = json_sprintf("%s/%s", p->set->dir[tasks[i].role], tasks[i].name);
 	}
 	p->have[F_NPROCS] = tasks_from != NULL;
+	/* what bounds its CPU from outside: the CPUs it may use, the quotas
+	 * above it (none: no throttling to count, 0) */
+	cg_limits_open(&p->limits, p->set, t->pid);
+	p->have[F_TREE_CPUS] = p->limits.cpus > 0;
+	p->have[F_ANCESTOR_THROTTLED] = *p->set->dir[CGR_V2] || *p->set->dir[CGR_CPU];
+	p->cpus_seen = json_array();
+	note_cpus(p);
+	json_object_set_new(manifest, "tree_cpus", p->cpus_seen);
+	json_object_set_new(manifest, "quota_ancestors", cg_limits_quotas_json(&p->limits));
 
 	/* the row's keys, fixed from here on; the baseline */
 	for (int f = 0; f < NFIELDS; f++)

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ static void state(unsigned major, unsigned minor, unsigned long long usage_us, u
 	put("io.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=7\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=3\n");
 	put("memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
 	put("pids.current", "%d\n", tasks);
+	put("memory.events", "low 0\nhigh %llu\nmax 0\noom 0\noom_kill 0\n", throttled * 2);
 	put("cgroup.procs", "1\n");
 }
 
@@ -111,6 +113,12 @@ TEST(a_v2_cgroup_with_every_controller)
 	EXPECT_EQ(cell(row, "cpu_full_ns"), 1000000);
 	EXPECT_EQ(cell(row, "io_some_ns"), 0);
 	EXPECT_EQ(cell(row, "nprocs"), 5);
+	EXPECT_EQ(cell(row, "memory_high_events"), 6);
+	/* this process's CPUs; its cgroup made up, with no quota above */
+	cpu_set_t mine;
+	EXPECT_EQ(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	EXPECT_EQ(cell(row, "tree_cpus"), CPU_COUNT(&mine));
+	EXPECT_EQ(cell(row, "ancestor_throttled_ns"), 0);
 	json_t *dev = json_object_get(json_object_get(row, "by_device"), devs.dev[0].name);
 	EXPECT_EQ(cell(dev, "write_bytes"), 262144);
 

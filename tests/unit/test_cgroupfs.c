@@ -26,7 +26,10 @@ TEST(a_hybrid_host_has_v2_and_a_v1_hierarchy_per_controller)
 {
 	struct cgroupfs fs;
 	EXPECT_EQ(cgroupfs_parse(hybrid_mounts, hybrid_self, &fs), 0);
-	EXPECT_EQ(fs.n, 6); /* cpu, cpuacct, memory, blkio, pids, unified; not cpuset or systemd */
+	EXPECT_EQ(fs.n, 7); /* cpu, cpuacct, cpuset, memory, blkio, pids, unified; not systemd */
+	const struct cgroupfs_hierarchy *cpuset = cgroupfs_v1(&fs, CG_CPUSET);
+	EXPECT(cpuset != NULL);
+	EXPECT_STR(cpuset->mount, "/sys/fs/cgroup/cpuset");
 	const struct cgroupfs_hierarchy *v2 = cgroupfs_v2(&fs);
 	EXPECT(v2 != NULL);
 	EXPECT_STR(v2->mount, "/sys/fs/cgroup/unified");
@@ -88,7 +91,7 @@ TEST(a_container_sees_its_subtree_from_its_root)
 TEST(controller_names_of_both_versions)
 {
 	EXPECT_EQ(cgroupfs_controllers("cpuset cpu io memory hugetlb pids rdma\n", 2),
-		  CG_CPU | CG_IO | CG_MEMORY | CG_PIDS);
+		  CG_CPUSET | CG_CPU | CG_IO | CG_MEMORY | CG_PIDS);
 	EXPECT_EQ(cgroupfs_controllers("rw,cpu,cpuacct", 1), CG_CPU | CG_CPUACCT);
 	EXPECT_EQ(cgroupfs_controllers("rw,blkio", 1), CG_IO);
 	EXPECT_STR(cgroupfs_controller_name(CG_IO, 2), "io");

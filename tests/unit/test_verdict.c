@@ -154,6 +154,64 @@ TEST(a_quota_is_cpu_wait_however_much_the_tree_holds)
 	EXPECT_CONTAINS(out.evidence, "its CPU quota throttled it 100 %");
 }
 
+TEST(a_tree_pinned_to_fewer_cpus_than_the_host_queues_behind_itself)
+{
+	/* taskset -c 0 make -j4 on this 2-CPU host: 98 % of its one CPU,
+	 * three jobs waiting for it all the time */
+	struct verdict_in in = window();
+	in.tree_cpus = 1;
+	in.run_ns = 98e6;
+	in.cpu_delay_ns = 296e6;
+	in.nthreads = 9;
+	struct verdict_out out = decide(&in);
+	EXPECT_EQ(out.label, V_CPU);
+	EXPECT(out.share[V_CPU] >= 0.98);
+	EXPECT_CONTAINS(out.evidence, "of the 1 it may use (the host has 2)");
+	EXPECT_CONTAINS(out.evidence, "its own threads queue for the CPUs");
+	/* counted against the host's two CPUs, half its wait was others' */
+	in.tree_cpus = NAN;
+	out = decide(&in);
+	EXPECT(out.share[V_CPU_WAIT] > 0.3);
+}
+
+TEST(a_quota_above_its_cgroup_is_cpu_wait_naming_it)
+{
+	/* the same make under a parent cgroup's 0.5 CPU quota: throttled
+	 * half the time, every waiting job held meanwhile */
+	struct verdict_in in = window();
+	in.tree_cpus = 1;
+	in.run_ns = 49e6;
+	in.cpu_delay_ns = 282e6;
+	in.throttled_ns = 0;
+	in.ancestor_throttled_ns = 51e6;
+	in.quota_ancestor = "/sys/fs/cgroup/cpu/job";
+	in.quota_ancestor_cpus = 0.5;
+	in.nthreads = 9;
+	struct verdict_out out = decide(&in);
+	EXPECT_EQ(out.label, V_CPU_WAIT);
+	EXPECT_CONTAINS(out.evidence, "the CPU quota of /sys/fs/cgroup/cpu/job (0.5 CPUs) above its "
+				      "cgroup throttled it 51 %");
+}
+
+TEST(a_sleep_over_memory_high_is_memory)
+{
+	/* over memory.high the kernel has the tree reclaim (5 ms) and sleep:
+	 * only the cgroup's memory pressure (80 ms) counts the sleep */
+	struct verdict_in in = window();
+	in.run_ns = 10e6;
+	in.freepages_ns = 5e6;
+	in.memory_some_ns = 80e6;
+	in.memory_high_events = 40;
+	struct verdict_out out = decide(&in);
+	EXPECT_EQ(out.label, V_MEMORY);
+	EXPECT_NEAR(out.share[V_MEMORY], 0.8);
+	EXPECT_CONTAINS(out.evidence, "over its memory.high 40 times: the kernel made it reclaim and sleep 75 %");
+	/* without a memory.high event, pressure is not taken for a sleep */
+	in.memory_high_events = 0;
+	out = decide(&in);
+	EXPECT_EQ(out.label, V_IDLE);
+}
+
 TEST(paging_is_memory_its_kernel_cpu_included)
 {
 	/* swapping under a memory limit: swap-in waits (counted as block I/O
@@ -194,23 +252,29 @@ TEST(a_swap_read_ahead_waited_on_its_lock_is_memory_not_disk)
 	EXPECT_NEAR(out.share[V_MEMORY], 0.52);
 }
 
-TEST(swap_ins_and_file_reads_share_block_io_by_their_waits)
+TEST(swap_ins_and_file_reads_share_block_io_by_waits_and_bytes)
 {
 	/* a worker reads a file while the job swaps in, both queued at one
-	 * device: 200 of the 300 waits are swap-ins, two thirds of block I/O
-	 * (however few the bytes they read); the swap-in time is no floor */
+	 * device: 200 of the 300 waits are swap-ins (2/3), their pages 800 KiB
+	 * of the 16 MiB read (1/20): their share of block I/O is the mean, and
+	 * the swap-in time no floor to it (it may be CPU) */
 	struct verdict_in in = window();
 	in.run_ns = 20e6;
 	in.blkio_ns = 180e6;
 	in.blkio_count = 300;
-	in.swapin_ns = 150e6;
+	in.swapin_ns = 10e6;
 	in.swapin_count = 200;
-	in.read_bytes = 300 * 1048576.0;
+	in.read_bytes = 200 * 4096 * 20.0;
 	in.nthreads = 2;
+	double share = (2 / 3.0 + 1 / 20.0) / 2;
 	struct verdict_out out = decide(&in);
-	EXPECT_NEAR(out.share[V_MEMORY], 150 / 230.0); /* the swap-in time, still paging */
-	EXPECT_NEAR(out.share[V_DISK], 60 / 230.0);
-	EXPECT_EQ(out.label, V_MEMORY);
+	EXPECT_NEAR(out.share[V_MEMORY], 180 * share / 200);
+	EXPECT_NEAR(out.share[V_DISK], 180 * (1 - share) / 200);
+	EXPECT_EQ(out.label, V_DISK);
+	/* without the bytes (no I/O accounting), the waits' share alone */
+	in.read_bytes = NAN;
+	out = decide(&in);
+	EXPECT_NEAR(out.share[V_MEMORY], 120 / 200.0);
 }
 
 TEST(before_5_17_a_swap_in_is_not_block_io)

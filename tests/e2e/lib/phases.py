@@ -68,8 +68,11 @@ def judge(v, ph, expected, what):
 
 
 # How far the verdict's split of a two-bottleneck phase may stray from what
-# its processes measured of themselves (a factor)
-SPLIT = 1.6
+# its processes measured of themselves (a factor): the rows do not say which
+# thread waited what, and reader/verdict.c's swap_share() estimates it
+# (within 1.55 in the runs of docs/benchmarks.md; the rule it replaced was
+# off by 2.2 on 5.10, where it took the swap-ins out of a reader's waits)
+SPLIT = 1.75
 
 
 def split_held(v, phase, what):
