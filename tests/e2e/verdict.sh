@@ -140,7 +140,8 @@ says("stream", evidence([p for p in ph if p[0] == "stream"][0]), lambda e: "re-r
 expect(all("block_io: the tree's" in e for e in busy), "block_io's evidence: %s" % busy[:1])
 # swapping beside a reader of the same disk: each thread waits all the
 # time, one for pages, one for the file: both shares there, neither eaten
-print(split_held(d, [p for p in ph if p[0] == "swapread"][0], "deployable sources alone"))
+print(split_held(d, [p for p in ph if p[0] == "swapread"][0], "deployable sources alone",
+                 json.load(open(os.path.join(ep_dir, "manifest.json")))["sources"]["taskstats"]["kernel_faults"]))
 expect(all("block_io" not in w["evidence"] for w in d["windows"]), "an oracle's evidence with --deployable-only")
 PY
 }

@@ -311,7 +311,8 @@ def check_verdict():
     expect(all("PSI memory some" in e for e in ev), "memory's evidence: %s" % ev[:1])
     # paging beside a reader of another disk: neither wait eaten by the
     # other, whichever way the kernel counts a swap-in (apart before 5.17)
-    both = phases.split_held(v, [p for p in ph if p[0] == "swapread"][0], release)
+    both = phases.split_held(v, [p for p in ph if p[0] == "swapread"][0], release,
+                             ep.manifest["sources"]["taskstats"]["kernel_faults"])
     return said + "; " + both
 
 

@@ -75,14 +75,17 @@ def judge(v, ph, expected, what):
 SPLIT = 1.75
 
 
-def split_held(v, phase, what):
+def split_held(v, phase, what, faults=0):
     """phasework's swapread: a job paging beside a worker reading the disk,
     each process measuring its own wait (disk_ns: the reader's time off the
     CPU; paging_ns: the job's time out of its own code). Over the windows
     wholly inside the phase, the verdict's disk time over its memory time
     is theirs within SPLIT, and in SHARE of the windows each takes at least
-    a tenth: neither wait eaten by the other. Raises AssertionError; returns
-    a line."""
+    a tenth: neither wait eaten by the other. faults: the episode's
+    taskstats kernel_faults; where the kernel's accounting faulted (6.18
+    here, under this phase's memory pressure, counted waits past a thread's
+    life and missed others), the rows cannot hold the split and only the
+    tenths are judged. Raises AssertionError; returns a line."""
     name, start, end, p = phase
     ws = inside(v, start, end)
     disk = sum(w["shares"]["disk"] * w["interval_ns"] for w in ws)
@@ -91,8 +94,10 @@ def split_held(v, phase, what):
     got = disk / memory if memory > 0 else float("inf")
     thin = [(round(w["t_mono_ns"] / 1e9, 2), round(w["shares"]["disk"], 2), round(w["shares"]["memory"], 2))
             for w in ws if w["shares"]["disk"] < 0.1 or w["shares"]["memory"] < 0.1]
-    line = "%s: %s disk/memory %.2f, its processes' %.2f (disk %.2f s, paging %.2f s), %d windows" % (
-        what, name, got, truth, p["disk_ns"] / 1e9, p["paging_ns"] / 1e9, len(ws))
-    if not ws or not (truth / SPLIT <= got <= truth * SPLIT) or len(ws) - len(thin) < SHARE * len(ws):
+    line = "%s: %s disk/memory %.2f, its processes' %.2f (disk %.2f s, paging %.2f s), %d windows%s" % (
+        what, name, got, truth, p["disk_ns"] / 1e9, p["paging_ns"] / 1e9, len(ws),
+        "; the split not judged: %d kernel_faults" % faults if faults else "")
+    off = not faults and not (truth / SPLIT <= got <= truth * SPLIT)
+    if not ws or off or len(ws) - len(thin) < SHARE * len(ws):
         raise AssertionError("%s; windows with a share under 0.1: %s" % (line, thin[:3]))
     return line
