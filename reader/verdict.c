@@ -87,6 +87,13 @@ bool verdict_swap_waits_in_blkio(const char *release)
  * undercounts). */
 #define SWAP_PAGE_BYTES 4096.0
 
+/* Two seconds: the longest sleep the kernel gives a task over its
+ * memory.high at once (MEMCG_MAX_HIGH_DELAY_JIFFIES, mm/memcontrol.c), and
+ * memory.events counts the reclaim before it, not the sleep: a window whose
+ * memory pressure follows an event this near is the penalty's. A kernel
+ * fact. */
+const long long verdict_high_reach_ns = 2 * NS_PER_S;
+
 /* Ties go to the first of these: the more specific resource. */
 const enum verdict_label verdict_tie_order[V_LABELS] = {V_GPU, V_GPU_COPY, V_MEMORY, V_DISK,
 							V_CPU_WAIT, V_CPU, V_IDLE};
@@ -197,7 +204,7 @@ static void host_time(const struct verdict_in *in, struct host_time *h)
 	 * task of it stalled on memory. What of that the delays do not hold
 	 * is the sleep, paging's. */
 	h->high_sleep = 0;
-	if (nz(in->memory_high_events) > 0 && !isnan(in->memory_some_ns))
+	if (nz(in->high_recent) > 0 && !isnan(in->memory_some_ns))
 		h->high_sleep = max2(0, in->memory_some_ns - (h->page_wait + h->page_cpu));
 	h->page_wait += h->high_sleep;
 
@@ -354,8 +361,9 @@ static void memory_evidence(struct line *l, const struct verdict_in *in, const s
 			sep = ", ";
 		}
 	if (h->high_sleep >= MENTION * W / 5)
-		put(l, "; over its memory.high %.0f times: the kernel made it reclaim and sleep %s",
-		    in->memory_high_events, pct(a, h->high_sleep / W));
+		put(l, "; over its memory.high (%.0f reclaims in the 2 s before): the kernel made it "
+		       "sleep %s",
+		    in->high_recent, pct(a, h->high_sleep / W));
 	if (!isnan(in->memory_bytes))
 		put(l, "; %s charged to its cgroup", bytes(b, in->memory_bytes, ""));
 	if (!isnan(in->majfaults))
@@ -514,7 +522,7 @@ void verdict_in_clear(struct verdict_in *in)
 		*AT(in, summed[i]) = NAN;
 	for (size_t i = 0; i < sizeof(averaged) / sizeof(averaged[0]); i++)
 		*AT(in, averaged[i]) = NAN;
-	in->nthreads = in->memory_bytes = in->pcie_link = in->tree_cpus = NAN;
+	in->nthreads = in->memory_bytes = in->pcie_link = in->tree_cpus = in->high_recent = NAN;
 }
 
 void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
@@ -534,6 +542,8 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
 		a->memory_bytes = b->memory_bytes;
 	if (isnan(a->tree_cpus) || b->tree_cpus > a->tree_cpus)
 		a->tree_cpus = b->tree_cpus;
+	if (isnan(a->high_recent) || b->high_recent > a->high_recent)
+		a->high_recent = b->high_recent;
 	if (!a->quota_ancestor) {
 		a->quota_ancestor = b->quota_ancestor;
 		a->quota_ancestor_cpus = b->quota_ancestor_cpus;

@@ -66,6 +66,9 @@ extern const double verdict_matching_counts;
 extern const double verdict_at_work_slack;
 /* How far back before the window it was charged in a wait may be put. */
 extern const long long verdict_spread_back_ns;
+/* How long after the tree went over memory.high the kernel may still have
+ * it sleep. */
+extern const long long verdict_high_reach_ns;
 
 /* A window as the rules read it. Times are ns, summed over the tree's
  * threads; bytes and counts are the window's. NAN: not known (the source
@@ -96,6 +99,8 @@ struct verdict_in {
 	const char *quota_ancestor;          /* the tightest such quota's cgroup, or NULL */
 	double quota_ancestor_cpus;          /* ... its quota in CPUs */
 	double memory_high_events;           /* times over memory.high (v2) */
+	double high_recent;                  /* ... in the window and the penalty's reach
+					      * before it (verdict_high_reach_ns) */
 	double cpu_some_ns, io_some_ns, memory_some_ns; /* its own PSI, NAN unless per cgroup */
 	double memory_bytes, majfaults;
 

@@ -112,7 +112,7 @@ struct swindow {
 struct verdict_signal {
 	struct verdict_grid *grid;
 	int64_t window;
-	long long around, reach, back; /* the thresholds, in windows */
+	long long around, reach, back, high; /* the thresholds, in windows */
 	size_t cap;
 	struct swindow *w;
 	struct spread_ring r;
@@ -148,8 +148,11 @@ struct verdict_signal *verdict_signal_open(struct verdict_grid *g, int64_t windo
 	s->around = nearest_count(verdict_around_ns, s->window);
 	s->reach = nearest_count(verdict_estimate_reach_ns, s->window);
 	s->back = windows_in(verdict_spread_back_ns, s->window) + 1;
+	s->high = windows_in(verdict_high_reach_ns, s->window);
 	/* behind the oldest window not given out, and ahead of it until it can be */
 	long long behind = s->reach > s->back ? s->reach : s->back;
+	if (s->high > behind)
+		behind = s->high;
 	long long ahead = s->reach + 2 * s->around + 2 * s->back + 4;
 	s->cap = (size_t)(behind + ahead + 4);
 	s->w = calloc(s->cap, sizeof(*s->w));
@@ -312,6 +315,18 @@ static double kernel_time(const struct verdict_signal *s, long long k)
 	return usage > 0 && !isnan(w->g.usage_ns) ? w->g.usage_ns * system / usage : w->g.system_ns;
 }
 
+/* memory.high's events in window k and the penalty's reach before it:
+ * the sleep follows the event (verdict_high_reach_ns). */
+static double high_recent(const struct verdict_signal *s, long long k)
+{
+	double n = 0;
+	for (long long j = k - s->high > oldest(s) ? k - s->high : oldest(s); j <= k; j++) {
+		double e = WIN(s, j)->g.in.memory_high_events;
+		n += isnan(e) ? 0 : e;
+	}
+	return isnan(WIN(s, k)->g.in.memory_high_events) && n == 0 ? NAN : n;
+}
+
 static bool ready(const struct verdict_signal *s)
 {
 	long long k = s->out;
@@ -353,5 +368,6 @@ int verdict_signal_next(struct verdict_signal *s, struct verdict_grid_window *ou
 	in->compact_ns = w->delay[VD_COMPACT];
 	in->estimated = w->estimated;
 	in->system_ns = kernel_time(s, k);
+	in->high_recent = high_recent(s, k);
 	return 1;
 }

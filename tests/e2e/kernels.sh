@@ -65,7 +65,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct direct-procfs sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork darwork darwork-ptrace throttled controllers verdict causes causes-dirty causes-outside causes-loader nulls; do
+		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader nulls; do
 		check "${line}_$what" "$PY" "$KERNELS/judge.py" "$WORK/$line" "$what" "$WORK/metawork.strace" \
 			"$WORK/darwork.darshan"
 	done

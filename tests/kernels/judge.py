@@ -316,6 +316,23 @@ def check_verdict():
     return said + "; " + both
 
 
+def check_memhigh():
+    """The host's iopsample verdict of phasework churning memory over its
+    cgroup's memory.high with no swap: the kernel's penalty sleep, in no
+    taskstats delay, is memory, from the cgroup's memory.events and its
+    memory pressure."""
+    import phases
+    ep = episode("memhigh")
+    v = phases.verdict(os.environ["IOPSAMPLE"], ep.dir)
+    ph = phases.phases(ep.dir)
+    said = phases.judge(v, ph, {"cpu": "cpu", "churn": "memory"}, release)
+    churn = [p for p in ph if p[0] == "churn"][0]
+    ev = [w["evidence"] for w in phases.inside(v, churn[1], churn[2]) if w["verdict"] == "memory"]
+    expect(all("over its memory.high" in e for e in ev), "memory's evidence: %s" % ev[:1])
+    high = sum(r["memory_high_events"] for r in ep.rows["cgroup"])
+    return "%s; %d memory.high events, %d chunks" % (said, high, churn[3]["chunks"])
+
+
 def check_causes(name, what):
     """block_io's causes (tests/e2e/causes.sh's cases at 8 MiB) on ext4 on
     vdd: the same sums, ledger and figures, by tests/e2e/lib/causes.py."""
@@ -354,6 +371,7 @@ checks = {"probe": check_probe, "direct": check_direct, "direct-procfs": check_d
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
           "darwork": lambda: check_darwork("ebpf"), "darwork-ptrace": lambda: check_darwork("ptrace"),
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
+          "memhigh": check_memhigh,
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
           "causes-outside": lambda: check_causes("causes-outside", "outside:cachework"),

@@ -201,13 +201,15 @@ TEST(a_sleep_over_memory_high_is_memory)
 	in.run_ns = 10e6;
 	in.freepages_ns = 5e6;
 	in.memory_some_ns = 80e6;
-	in.memory_high_events = 40;
+	in.memory_high_events = 0; /* the reclaim came in the window before */
+	in.high_recent = 40;
 	struct verdict_out out = decide(&in);
 	EXPECT_EQ(out.label, V_MEMORY);
 	EXPECT_NEAR(out.share[V_MEMORY], 0.8);
-	EXPECT_CONTAINS(out.evidence, "over its memory.high 40 times: the kernel made it reclaim and sleep 75 %");
-	/* without a memory.high event, pressure is not taken for a sleep */
-	in.memory_high_events = 0;
+	EXPECT_CONTAINS(out.evidence, "over its memory.high (40 reclaims in the 2 s before): the kernel "
+				      "made it sleep 75 %");
+	/* without a memory.high event near, pressure is not taken for a sleep */
+	in.high_recent = 0;
 	out = decide(&in);
 	EXPECT_EQ(out.label, V_IDLE);
 }

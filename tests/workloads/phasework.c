@@ -34,6 +34,11 @@
  *                        blkio.throttle.read_bps_device, else v2 io.max
  *     memlimit:BYTES     limits its own cgroup's memory to BYTES (0: no
  *                        limit): v1 memory.limit_in_bytes, else v2 memory.max
+ *     memhigh:BYTES      sets its own cgroup's memory.high (v2 only; 0: max)
+ *     churn:S:MIB:HIGH   anon's working set held, then memhigh:HIGH, and
+ *                        for S seconds 4 MiB mapped, written and unmapped
+ *                        over and over (each chunk charged anew past the
+ *                        limit), then memhigh:0
  *
  *   phasework hog GO STOP
  *     for the processes outside the tree: pinned to CPU 0, waits for GO,
@@ -343,6 +348,41 @@ static void rdlimit(const char *dev, long long bps)
 	write_file(path, text);
 }
 
+/* memory.high of the job's own v2 cgroup (0: max); v1 has none. */
+static void memhigh(long long bytes)
+{
+	char path[4200], text[64];
+	if (own_cgroup_file("memory", "memory.high (cgroup v2 only)", "memory.high", path, sizeof(path)) ||
+	    !strstr(path, "memory.high"))
+		die("no memory.high in the job's cgroup (cgroup v2 only)");
+	snprintf(text, sizeof(text), bytes ? "%lld" : "max", bytes);
+	write_file(path, text);
+}
+
+/* A working set held, then its cgroup's memory.high set to high bytes
+ * (below it), and for S seconds 4 MiB mapped, written and unmapped over
+ * and over: each chunk charged anew past the limit, for which the kernel
+ * makes the job reclaim (nothing it can, anonymous pages and no swap) and
+ * sleep; memory.high back to max at the end. */
+static void churn(size_t size, long long high, int64_t end, uint64_t *chunks)
+{
+	volatile unsigned char *map = anon_set(size);
+	memhigh(high);
+	steady(&end);
+	while (mono_ns() < end) {
+		volatile unsigned char *c = mmap(NULL, 4 * MIB, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c == MAP_FAILED)
+			die("mmap");
+		for (size_t at = 0; at < 4 * MIB; at += PAGE)
+			c[at] = 1;
+		munmap((void *)c, 4 * MIB);
+		*chunks += 1;
+	}
+	memhigh(0);
+	munmap((void *)map, size);
+}
+
 static void memlimit(long long bytes)
 {
 	char path[4200], text[64];
@@ -539,6 +579,12 @@ static void run_phase(char *spec)
 		rdlimit(dev, atoll(arg[3]));
 	} else if (!strcmp(name, "memlimit") && n == 2) {
 		memlimit(atoll(arg[1]));
+	} else if (!strcmp(name, "memhigh") && n == 2) {
+		memhigh(atoll(arg[1]));
+	} else if (!strcmp(name, "churn") && n == 4) {
+		uint64_t chunks = 0;
+		churn(atoll(arg[2]) * MIB, atoll(arg[3]), end_after(seconds_of(arg[1])), &chunks);
+		snprintf(more, sizeof(more), "\"chunks\": %llu", (unsigned long long)chunks);
 	} else {
 		fprintf(stderr, "phasework: unknown phase %s (see the top of phasework.c)\n", name);
 		exit(2);
