@@ -91,10 +91,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /* export's table of the episodes, into dir/cells.jsonl. */
-static int run_export(const struct options *o, const char *path)
+/* Export of the pairs' sources (sources) on the grid as asked, else the
+ * one export would take over every source (grid_ns). */
+static int run_export(const struct options *o, const char *path, char *sources, int64_t grid_ns)
 {
 	size_t n = 0;
-	char **argv = calloc(o->ndirs + 8, sizeof(*argv));
+	char **argv = calloc(o->ndirs + 10, sizeof(*argv)), grid[32];
 	if (!argv)
 		return EX_SOFTWARE;
 	argv[n++] = "export";
@@ -104,9 +106,14 @@ static int run_export(const struct options *o, const char *path)
 	argv[n++] = (char *)path;
 	argv[n++] = "--format";
 	argv[n++] = "jsonl";
+	argv[n++] = "--sources";
+	argv[n++] = sources;
+	argv[n++] = "--grid";
 	if (o->grid) {
-		argv[n++] = "--grid";
 		argv[n++] = (char *)o->grid;
+	} else {
+		snprintf(grid, sizeof(grid), "%lldns", (long long)grid_ns);
+		argv[n++] = grid;
 	}
 	if (o->include_incomplete)
 		argv[n++] = "--include-incomplete";
@@ -227,17 +234,24 @@ static int collect(const struct options *o, json_t **all)
 		return EX_SOFTWARE;
 	}
 	int code = o->pairs ? compare_read_pairs(x, o->pairs, set) : compare_default_pairs(x, set);
-	char *dir = code ? NULL : scratch_dir(), *path = NULL;
-	if (!code && !dir)
+	/* export writes the pairs' sources alone: a day of rows of sources no
+	 * pair reads is not written to be skipped */
+	char *sources = NULL;
+	int64_t grid_ns = 0;
+	if (!code)
+		code = compare_plan(x, o->dirs, o->ndirs, set, &sources, &grid_ns);
+	char *dir = code || !sources ? NULL : scratch_dir(), *path = NULL;
+	if (!code && sources && !dir)
 		code = EX_CANTCREAT;
-	if (!code && asprintf(&path, "%s/cells.jsonl", dir) < 0) {
+	if (!code && dir && asprintf(&path, "%s/cells.jsonl", dir) < 0) {
 		path = NULL;
 		code = EX_SOFTWARE;
 	}
-	if (!code)
-		code = run_export(o, path);
-	if (!code)
+	if (!code && path)
+		code = run_export(o, path, sources, grid_ns);
+	if (!code && path)
 		code = compare_read_cells(x, path);
+	free(sources);
 	if (path)
 		unlink(path);
 	if (dir)

@@ -5,11 +5,13 @@
  * The page holds the chart library (uPlot, inlined as GoAccess inlines its
  * own), cmd/report/report.js that draws, and the data, once, as JSON: per
  * episode its manifest and, per source, its rows as columns (t_mono_ns,
- * interval_ns, then one array per leaf of row_shape.h), with what each
- * field is: counter, gauge or value (the leaf's cell rule), its unit
- * (x-unit), and what the schema says of it for the pictures (x-histogram,
- * x-compare, x-main). Nothing here names a source: a source that lands
- * later gets its charts from its rows and its schema.
+ * interval_ns, then one array per leaf of row_shape.h; past twice
+ * REPORT_BUCKETS rows, buckets of rows with each leaf's lowest and highest:
+ * reader/series.h), with what each field is: counter, gauge or value (the
+ * leaf's cell rule), its unit (x-unit), and what the schema says of it for
+ * the pictures (x-histogram, x-compare, x-main). Nothing here names a
+ * source: a source that lands later gets its charts from its rows and its
+ * schema.
  *
  * Every episode is read before a byte is written, and the file is an
  * outfile: a refusal or failure leaves no page behind. */
@@ -28,9 +30,9 @@
 #include "manifest_read.h"
 #include "jsonl_reader.h"
 #include "log.h"
-#include "numfmt.h"
 #include "outfile.h"
 #include "row_shape.h"
+#include "series.h"
 #include "builtin_schemas.h"
 #include "verdict_write.h"
 #include "version.h"
@@ -47,44 +49,6 @@
 extern const char report_uplot_js[], report_uplot_css[], report_uplot_license[];
 extern const char report_js[], report_css[];
 
-/* Text that grows: a column's values, "1,2,null,...". */
-struct text {
-	char *p;
-	size_t n, cap;
-};
-
-static int text_put(struct text *t, const char *s, size_t n)
-{
-	if (t->n + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 256;
-		while (cap < t->n + n + 1)
-			cap *= 2;
-		char *p = realloc(t->p, cap);
-		if (!p)
-			return -ENOMEM;
-		t->p = p;
-		t->cap = cap;
-	}
-	memcpy(t->p + t->n, s, n);
-	t->n += n;
-	return 0;
-}
-
-static int text_value(struct text *t, const struct value *v)
-{
-	char buf[NUMFMT_REAL];
-	const char *s = buf;
-	if (t->n && text_put(t, ",", 1) < 0)
-		return -ENOMEM;
-	if (v->kind == VAL_INT)
-		s = numfmt_int(buf, v->i);
-	else if (v->kind == VAL_REAL && isfinite(v->d))
-		numfmt_real(buf, v->d);
-	else
-		s = "null";
-	return text_put(t, s, strlen(s));
-}
-
 struct rp_source {
 	const char *name;    /* the manifest's key */
 	const json_t *entry; /* the manifest's sources.<name> */
@@ -95,7 +59,7 @@ struct rp_source {
 	bool running;
 	/* what read_source made */
 	struct row_shape shape;
-	struct text t, interval, *col; /* col: one per leaf */
+	struct series series; /* its rows, thinned past REPORT_BUCKETS */
 	uint64_t rows;
 	const char *damage; /* an incomplete episode's cut file: why the rows end */
 	int code;           /* a sysexits code, and why in e (naming the file) */
@@ -128,12 +92,13 @@ static int learn_shape(struct rp_source *s, const json_t *row, struct value **v,
 	if (row_shape_learn(&s->shape, s->schemas, s->name, row, e) < 0)
 		return -EINVAL;
 	s->shape.keep_ratios = true;
-	s->col = calloc(s->shape.n + 1, sizeof(*s->col));
 	*v = calloc(s->shape.n + 1, sizeof(**v));
-	return s->col && *v ? 0 : errbuf_set(e, ENOMEM, "out of memory");
+	return *v && series_init(&s->series, &s->shape, REPORT_BUCKETS) == 0
+		       ? 0
+		       : errbuf_set(e, ENOMEM, "out of memory");
 }
 
-/* One row onto the columns. */
+/* One row onto the series. */
 static int add_row(struct rp_source *s, const json_t *row, struct value *v, struct errbuf *e)
 {
 	const json_t *t = json_object_get(row, "t_mono_ns"), *iv = json_object_get(row, "interval_ns");
@@ -141,12 +106,8 @@ static int add_row(struct rp_source *s, const json_t *row, struct value *v, stru
 		return errbuf_set(e, EINVAL, "t_mono_ns or interval_ns is not an integer");
 	if (row_shape_read(&s->shape, row, v, e) < 0)
 		return -EINVAL;
-	struct value tv = {.kind = VAL_INT, .i = json_integer_value(t)};
-	struct value ivv = {.kind = VAL_INT, .i = json_integer_value(iv)};
-	int r = text_value(&s->t, &tv) < 0 || text_value(&s->interval, &ivv) < 0 ? -ENOMEM : 0;
-	for (size_t l = 0; r == 0 && l < s->shape.n; l++)
-		r = text_value(&s->col[l], &v[l]);
-	return r < 0 ? errbuf_set(e, ENOMEM, "out of memory") : 0;
+	series_add(&s->series, json_integer_value(t), json_integer_value(iv), v);
+	return 0;
 }
 
 /* A source's rows into its columns, in a thread of its own: parsing the
@@ -329,8 +290,11 @@ static void put_source(FILE *f, const struct reporter *x, const struct rp_source
 	put_string(f, s->name);
 	fprintf(f, ",\"rows\":%llu,\"damage\":", (unsigned long long)s->rows);
 	put_string(f, s->damage);
-	fprintf(f, ",\"t\":[%.*s],\"interval\":[%.*s],\"leaves\":[", (int)s->t.n, s->t.p ? s->t.p : "",
-		(int)s->interval.n, s->interval.p ? s->interval.p : "");
+	if (s->series.cell)
+		series_put_json(&s->series, f);
+	else
+		fputs(",\"t\":[],\"interval\":[],\"columns\":[]", f);
+	fputs(",\"leaves\":[", f);
 	for (size_t l = 0; l < sh->n; l++) {
 		fputs(l ? ",{\"name\":" : "{\"name\":", f);
 		put_string(f, sh->name[l]);
@@ -350,12 +314,6 @@ static void put_source(FILE *f, const struct reporter *x, const struct rp_source
 		put_field(f, x, s, field ? field : "", l, end - l);
 		free(field);
 		l = end;
-	}
-	fputs("],\"columns\":[", f);
-	for (size_t l = 0; l < sh->n; l++) {
-		fputs(l ? ",[" : "[", f);
-		fwrite(s->col[l].p ? s->col[l].p : "", 1, s->col[l].n, f);
-		fputc(']', f);
 	}
 	fputs("]}", f);
 }
@@ -436,11 +394,7 @@ static void reporter_free(struct reporter *x)
 		struct rp_episode *ep = &x->ep[e];
 		for (size_t i = 0; i < ep->nsrc; i++) {
 			struct rp_source *s = &ep->src[i];
-			for (size_t l = 0; s->col && l < s->shape.n; l++)
-				free(s->col[l].p);
-			free(s->col);
-			free(s->t.p);
-			free(s->interval.p);
+			series_free(&s->series);
 			row_shape_free(&s->shape);
 		}
 		free(ep->src);

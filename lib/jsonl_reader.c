@@ -3,11 +3,11 @@
 #include "jsonl_reader.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,28 +183,43 @@ int jsonl_reader_next(struct jsonl_reader *r, char **row, size_t *len, struct er
 	return 0;
 }
 
-/* The last byte a zstd frame of n bytes at p decodes to: '\n' where it
- * ends a row; 0 when it decodes to nothing; -1 when it does not decode. */
-static int frame_last_byte(const void *p, size_t n)
+/* The size of the zstd frame at off in fd, walked by its block headers
+ * (RFC 8878: a frame header, blocks of a 3-byte header each, the last one
+ * flagged, a checksum when the header says so; a skippable frame says its
+ * size): > 0, or 0 when the file ends inside it or it is not a frame. */
+static uint64_t frame_size(int fd, uint64_t off, uint64_t size)
 {
-	ZSTD_DCtx *dc = ZSTD_createDCtx();
-	size_t cap = ZSTD_DStreamOutSize();
-	char *out = malloc(cap);
-	int last = dc && out ? 0 : -1;
-	ZSTD_inBuffer ib = {p, n, 0};
-	while (last >= 0 && ib.pos < ib.size) {
-		ZSTD_outBuffer ob = {out, cap, 0};
-		size_t ret = ZSTD_decompressStream(dc, &ob, &ib);
-		if (ZSTD_isError(ret))
-			last = -1;
-		else if (ob.pos)
-			last = (unsigned char)out[ob.pos - 1];
-		else if (ret == 0)
+	unsigned char h[8];
+	if (pread(fd, h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+		return 0;
+	uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+	if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) { /* skippable: its size follows */
+		uint64_t len = 8 + ((uint64_t)h[4] | (uint64_t)h[5] << 8 | (uint64_t)h[6] << 16 | (uint64_t)h[7] << 24);
+		return off + len <= size ? len : 0;
+	}
+	if (memcmp(h, zstd_magic, 4))
+		return 0;
+	/* Frame_Header_Descriptor: the fields that follow it */
+	unsigned fhd = h[4], fcs_flag = fhd >> 6, single = (fhd >> 5) & 1, checksum = (fhd >> 2) & 1;
+	static const unsigned did_size[4] = {0, 1, 2, 4}, fcs_size[4] = {0, 2, 4, 8};
+	unsigned fcs = fcs_flag == 0 ? single : fcs_size[fcs_flag];
+	uint64_t at = off + 5 + (single ? 0 : 1) + did_size[fhd & 3] + fcs;
+	for (;;) {
+		unsigned char b[3];
+		if (at + 3 > size || pread(fd, b, 3, (off_t)at) != 3)
+			return 0;
+		uint32_t bh = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
+		uint32_t type = (bh >> 1) & 3, len = bh >> 3;
+		if (type == 3)
+			return 0; /* reserved: not zstd */
+		at += 3 + (type == 1 ? 1 : len); /* an RLE block holds one byte */
+		if (at > size)
+			return 0;
+		if (bh & 1)
 			break;
 	}
-	free(out);
-	ZSTD_freeDCtx(dc);
-	return last;
+	at += checksum ? 4 : 0;
+	return at <= size ? at - off : 0;
 }
 
 int jsonl_check_end(int dirfd, const char *path, char *why, size_t len, struct errbuf *e)
@@ -217,38 +232,23 @@ int jsonl_check_end(int dirfd, const char *path, char *why, size_t len, struct e
 			close(fd);
 		return errbuf_set(e, err, "%s: %s", path, strerror(err));
 	}
-	size_t size = (size_t)st.st_size;
-	const unsigned char *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-	close(fd);
-	if (size && p == MAP_FAILED)
-		return errbuf_set(e, errno, "%s: %s", path, strerror(errno));
+	uint64_t size = (uint64_t)st.st_size;
+	unsigned char head[4] = {0}, last = '\n';
+	bool zst = size >= 4 && pread(fd, head, 4, 0) == 4 && !memcmp(head, zstd_magic, 4);
 	int damaged = 0;
-	if (size >= 4 && !memcmp(p, zstd_magic, 4)) {
-		size_t off = 0, last = 0;
-		while (off < size && !damaged) {
-			size_t n = ZSTD_findFrameCompressedSize(p + off, size - off);
-			if (ZSTD_isError(n)) {
+	if (zst) {
+		/* a frame ends at a row's end (the writer frames whole rows): a
+		 * crash cuts the last frame */
+		for (uint64_t off = 0, n; off < size && !damaged; off += n)
+			if (!(n = frame_size(fd, off, size))) {
 				snprintf(why, len, "the zstd stream ends inside a frame");
 				damaged = 1;
-			} else {
-				last = off;
-				off += n;
 			}
-		}
-		int end = damaged ? '\n' : frame_last_byte(p + last, off - last);
-		if (!damaged && end < 0) {
-			snprintf(why, len, "zstd data does not decode at byte %zu", last);
-			damaged = 1;
-		} else if (!damaged && end != '\n' && end != 0) {
-			snprintf(why, len, "the last row is unfinished (no newline)");
-			damaged = 1;
-		}
-	} else if (size && p[size - 1] != '\n') {
+	} else if (size && (pread(fd, &last, 1, (off_t)size - 1) != 1 || last != '\n')) {
 		snprintf(why, len, "the last row is unfinished (no newline)");
 		damaged = 1;
 	}
-	if (size)
-		munmap((void *)p, size);
+	close(fd);
 	return damaged;
 }
 

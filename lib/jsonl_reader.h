@@ -52,11 +52,11 @@ int jsonl_reader_next(struct jsonl_reader *r, char **row, size_t *len, struct er
 void jsonl_reader_close(struct jsonl_reader *r);
 
 /* Whether the file ends where a row ends, found without reading it all: a
- * plain file's last byte, a zstd file's frames walked by their headers and
- * its last frame decoded. 0 when it does (or is empty), 1 with why (as
- * jsonl_reader_next's damage says it) when it does not, -errno with e when
- * it cannot be read. A row damaged before the end is found only by reading
- * it. */
+ * plain file's last byte; a zstd file's frames walked by their blocks'
+ * headers, the last whole (its writer frames whole rows). 0 when it does
+ * (or is empty), 1 with why (as jsonl_reader_next's damage says it) when it
+ * does not, -errno with e when it cannot be read. A row damaged before the
+ * end is found only by reading it. */
 int jsonl_check_end(int dirfd, const char *path, char *why, size_t len, struct errbuf *e);
 
 /* Complete rows in a file, up to the first damage: what survived a crash. */

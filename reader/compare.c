@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "builtin_schemas.h"
 #include "config_yaml.h"
 #include "json_schema.h"
 #include "log.h"
+#include "manifest_read.h"
 #include "pair_stats.h"
 
 /* A side of a pair: export's column, or columns added up ("a+b": null when
@@ -225,6 +227,91 @@ int compare_default_pairs(struct compare *x, const struct jschema_set *set)
 	return 0;
 }
 
+/* ---- what export must write ------------------------------------------------------ */
+
+static void drop_pair(struct pair *p)
+{
+	for (int k = 0; k < 2; k++) {
+		free(p->cell[k]);
+		for (size_t j = 0; j < p->side[k].nparts; j++)
+			free(p->side[k].part[j]);
+	}
+}
+
+/* Whether manifest m has rows of every source side s reads. */
+static bool has_side(const json_t *m, const struct side *s)
+{
+	for (size_t i = 0; i < s->nparts; i++) {
+		char src[256];
+		snprintf(src, sizeof(src), "%.*s", (int)strcspn(s->part[i], "."), s->part[i]);
+		const json_t *e = json_object_get(json_object_get(m, "sources"), src);
+		if (!json_string_value(json_object_get(e, "file")))
+			return false;
+	}
+	return true;
+}
+
+static int add_source(char **list, const char *part)
+{
+	int n = (int)strcspn(part, ".");
+	for (const char *at = *list; at && *at;) { /* already listed */
+		size_t len = strcspn(at, ",");
+		if ((int)len == n && !strncmp(at, part, len))
+			return 0;
+		at += len + (at[len] == ',');
+	}
+	char *more;
+	if (asprintf(&more, "%s%s%.*s", *list ? *list : "", *list ? "," : "", n, part) < 0)
+		return -ENOMEM;
+	free(*list);
+	*list = more;
+	return 0;
+}
+
+int compare_plan(struct compare *x, char **dirs, size_t n, const struct jschema_set *set,
+		 char **sources, int64_t *grid_ns)
+{
+	*sources = NULL;
+	*grid_ns = 0;
+	bool *applies = calloc(x->npair + 1, sizeof(*applies));
+	if (!applies)
+		return EX_SOFTWARE;
+	int code = 0;
+	for (size_t e = 0; e < n && !code; e++) {
+		int dirfd;
+		json_t *m;
+		if ((code = manifest_load(dirs[e], set, &dirfd, &m)))
+			break;
+		close(dirfd);
+		const char *name;
+		const json_t *src;
+		json_object_foreach(json_object_get(m, "sources"), name, src) {
+			int64_t iv = json_integer_value(json_object_get(src, "interval_ns"));
+			if (json_string_value(json_object_get(src, "file")) && iv > *grid_ns)
+				*grid_ns = iv;
+		}
+		for (size_t p = 0; p < x->npair; p++)
+			applies[p] = applies[p] || (has_side(m, &x->pair[p].side[0]) && has_side(m, &x->pair[p].side[1]));
+		json_decref(m);
+	}
+	size_t kept = 0;
+	for (size_t p = 0; p < x->npair; p++) {
+		if (!applies[p]) {
+			drop_pair(&x->pair[p]);
+			continue;
+		}
+		for (int k = 0; k < 2 && !code; k++)
+			for (size_t j = 0; j < x->pair[p].side[k].nparts && !code; j++)
+				if (add_source(sources, x->pair[p].side[k].part[j]) < 0)
+					code = EX_SOFTWARE;
+		x->pair[kept++] = x->pair[p];
+	}
+	x->npair = kept;
+	x->grid_ns = *grid_ns;
+	free(applies);
+	return code;
+}
+
 /* ---- the cells ----------------------------------------------------------------- */
 
 static double cell_value(const json_t *row, const struct side *s, const char *const *names)
@@ -431,11 +518,7 @@ void compare_free(struct compare *x)
 	if (!x)
 		return;
 	for (size_t p = 0; p < x->npair; p++)
-		for (int k = 0; k < 2; k++) {
-			free(x->pair[p].cell[k]);
-			for (size_t j = 0; j < x->pair[p].side[k].nparts; j++)
-				free(x->pair[p].side[k].part[j]);
-		}
+		drop_pair(&x->pair[p]);
 	free(x->pair);
 	free(x->ep);
 	for (size_t e = 0; e < x->nep; e++)

@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct jschema_set;
 struct compare;
@@ -25,6 +27,16 @@ void compare_free(struct compare *x);
  * its FILE:LINE:COL when it is not such a list. */
 int compare_default_pairs(struct compare *x, const struct jschema_set *set);
 int compare_read_pairs(struct compare *x, const char *path, const struct jschema_set *set);
+
+/* What export must write for the pairs over the episodes in dirs: the
+ * sources their sides read, of the pairs some episode has both sides of
+ * (*sources, "a,b"; NULL when none has: nothing to compare), and the grid
+ * export would take over all the episodes' sources (the coarsest interval
+ * with rows; *grid_ns), so that leaving the other sources out changes no
+ * cell. The other pairs are dropped. 0, or a sysexits code after one line
+ * on stderr (an episode's manifest). Free *sources. */
+int compare_plan(struct compare *x, char **dirs, size_t n, const struct jschema_set *set,
+		 char **sources, int64_t *grid_ns);
 
 /* Export's table of the episodes, as JSON Lines (export --format jsonl),
  * read from path: each pair's cells. A pair with a side no episode has is

@@ -99,7 +99,8 @@ struct gsource {
 	} *pcie;
 	int64_t end; /* the last row's end: the thread's until done */
 
-	/* the queue: windows [taken, made) of ring (QUEUE_WINDOWS × nleaf) */
+	/* the queue: windows [taken, made) of ring (QUEUE_WINDOWS × nleaf);
+	 * taken counts the windows the reader is done with */
 	double *ring;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -248,7 +249,8 @@ static void queue_publish(struct gsource *s, bool done)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* The reader's next window of s: its leaves, or NULL when s has no more. */
+/* The reader's next window of s: its leaves (valid until the next call), or
+ * NULL when s has no more. */
 static const double *queue_take(struct gsource *s)
 {
 	if (s->taken_own == s->made_seen) {
@@ -264,8 +266,10 @@ static const double *queue_take(struct gsource *s)
 	}
 	const double *v = s->ring + (s->taken_own % QUEUE_WINDOWS) * s->nleaf;
 	if (++s->taken_own % QUEUE_BATCH == 0) {
+		/* done with those before the one given now, which the reader
+		 * still reads until it asks for the next */
 		pthread_mutex_lock(&s->lock);
-		s->taken = s->taken_own;
+		s->taken = s->taken_own - 1;
 		pthread_cond_signal(&s->cond);
 		pthread_mutex_unlock(&s->lock);
 	}

@@ -88,10 +88,22 @@
     return f;
   }
 
-  /* A line chart over time: xs in seconds, series [{label, values}]. */
+  /* A line chart over time: xs in seconds, series [{label, values}]; a
+   * series of a thinned source also has band {lo, hi}: the lowest and
+   * highest its bucket's rows drew, shaded behind its mean. */
   function lines(title, xs, series, unit, note, syncKey, xmax) {
     const f = figure(title, note, "lines");
+    const extra = [], bands = [];
+    series.forEach((s, i) => {
+      if (!s.band) return;
+      const hi = 1 + series.length + extra.length;
+      extra.push({ label: s.label + " (highest)", values: s.band.hi, color: COLORS[i % COLORS.length] + "55" },
+        { label: s.label + " (lowest)", values: s.band.lo, color: COLORS[i % COLORS.length] + "55" });
+      bands.push({ series: [hi, hi + 1], fill: COLORS[i % COLORS.length] + "22" });
+    });
+    if (bands.length) f.classList.add("thinned");
     const opts = {
+      bands,
       width: WIDTH, height: HEIGHT,
       cursor: syncKey ? { sync: { key: syncKey } } : {},
       scales: { x: { time: false, range: (u, lo, hi) => [0, Math.max(hi, xmax || 0)] } },
@@ -101,9 +113,10 @@
       series: [{ label: "t (s)", value: (u, v) => (v == null ? "–" : v.toFixed(3)) }].concat(series.map((s, i) => ({
         label: s.label, stroke: COLORS[i % COLORS.length], width: 1, spanGaps: false,
         value: (u, v) => human(v, unit),
-      }))),
+      }))).concat(extra.map((s) => ({ label: s.label, stroke: s.color, width: 0.5, spanGaps: false,
+        value: (u, v) => human(v, unit) }))),
     };
-    new uPlot(opts, [xs].concat(series.map((s) => s.values)), f);
+    new uPlot(opts, [xs].concat(series.map((s) => s.values), extra.map((s) => s.values)), f);
     return f;
   }
 
@@ -219,6 +232,14 @@
     if (src.leaves[l].kind !== "counter") return v;
     return v.map((x, r) => (x == null || !(src.interval[r] > 0) ? null : x / (src.interval[r] / 1e9)));
   }
+  /* A thinned source's leaf: the lowest and highest its buckets' rows drew. */
+  function bandOf(src, l) {
+    return src.thinned ? { lo: src.lo[l], hi: src.hi[l] } : undefined;
+  }
+  function thinNote(src) {
+    return src.thinned ? "; " + src.thinned.rows + " rows thinned to " + src.thinned.buckets + " buckets of " +
+      src.thinned.per_bucket + ": each drawn as its " + "mean, the band its rows' lowest and highest" : "";
+  }
   function plotUnit(src, l) {
     const leaf = src.leaves[l];
     return leaf.kind === "counter" ? rateUnit(leaf.unit) : leaf.unit || "";
@@ -259,8 +280,8 @@
     for (const [sub, ls] of groups) {
       const l0 = ls[0].l;
       out.push(lines(src.name + "." + f.name + (sub ? ".*." + sub : ""), xs,
-        ls.slice(0, 24).map((x) => ({ label: x.label, values: plotted(src, x.l) })), plotUnit(src, l0),
-        kindNote(src, l0) + (ls.length > 24 ? "; the first 24 of " + ls.length : ""), key, xmax));
+        ls.slice(0, 24).map((x) => ({ label: x.label, values: plotted(src, x.l), band: bandOf(src, x.l) })), plotUnit(src, l0),
+        kindNote(src, l0) + (ls.length > 24 ? "; the first 24 of " + ls.length : "") + thinNote(src), key, xmax));
     }
     return out;
   }
@@ -307,8 +328,10 @@
   /* The verdict of each window as a band over time, coloured by label, its
    * evidence on hover (iopsample verdict's windows, as the data has them). */
   function verdictStrip(v, duration) {
+    const th = v.thinned;
     const f = figure("Verdict by window (" + durationText(v.window_ns) + " each)",
-      "hover for a window's verdict and evidence; " + v.windows.length + " windows", "strip");
+      "hover for a window's verdict and evidence; " + (th ? th.windows + " windows thinned to " + th.buckets +
+        " buckets of " + th.per_bucket + ", each coloured by the label with the most time in it" : v.windows.length + " windows"), "strip");
     const W = WIDTH, H = 36, end = Math.max(duration || 0, v.windows.length ? v.windows[v.windows.length - 1].t_mono_ns : 0) || 1;
     const canvas = el("canvas", { width: String(W), height: String(H + 16), class: "verdict-strip" });
     canvas.dataset.windows = String(v.windows.length);
@@ -352,8 +375,9 @@
     if (!best) return null;
     const src = best.src;
     const fig = lines("Read and write throughput (" + src.name + "." + best.read.name + ", " + src.name + "." + best.write.name + ")",
-      xsOf(src), [{ label: "read", values: plotted(src, best.read.first) }, { label: "write", values: plotted(src, best.write.first) }],
-      plotUnit(src, best.read.first), "bytes per second of each row's interval", key, xmax);
+      xsOf(src), [{ label: "read", values: plotted(src, best.read.first), band: bandOf(src, best.read.first) },
+        { label: "write", values: plotted(src, best.write.first), band: bandOf(src, best.write.first) }],
+      plotUnit(src, best.read.first), "bytes per second of each row's interval" + thinNote(src), key, xmax);
     fig.classList.add("throughput");
     fig.dataset.totals = JSON.stringify([sum(src.columns[best.read.first]), sum(src.columns[best.write.first])]);
     return fig;
@@ -430,12 +454,14 @@
     if (ov.length) sec.append(el("h3", {}, "Deployable vs oracle"), ...ov);
     for (const src of ep.sources) {
       const s = el("div", { class: "source" }, el("h3", {}, src.name + (src.deployable ? " (deployable)" : " (oracle)") + ": " + src.rows + " rows"));
+      if (src.thinned) s.appendChild(el("p", { class: "note thinned" }, "Thinned for the page: " + src.thinned.rows + " rows drawn as " +
+        src.thinned.buckets + " buckets of " + src.thinned.per_bucket + " rows, each a cell as export combines one (counters summed, drawn as a rate; gauges their highest), with the band of the lowest and highest its rows drew."));
       if (src.damage) s.appendChild(el("p", { class: "banner" }, src.damage));
       if (!src.t.length) { s.appendChild(el("p", {}, "no rows")); sec.appendChild(s); continue; }
       const xs = xsOf(src);
       for (const f of src.fields) {
         if (f.histogram) s.append(...histogramCharts(src, f, key, m.duration_ns));
-        else if (f.n === 1) s.appendChild(lines(src.name + "." + f.name, xs, [{ label: f.name, values: plotted(src, f.first) }], plotUnit(src, f.first), kindNote(src, f.first), key, xmax));
+        else if (f.n === 1) s.appendChild(lines(src.name + "." + f.name, xs, [{ label: f.name, values: plotted(src, f.first), band: bandOf(src, f.first) }], plotUnit(src, f.first), kindNote(src, f.first) + thinNote(src), key, xmax));
         else s.append(...groupCharts(src, f, key, xmax));
       }
       sec.appendChild(s);

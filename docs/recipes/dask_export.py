@@ -44,7 +44,7 @@ ENVELOPE = ("episode", "source", "available_in_deployment", "seq", "t_mono_ns", 
 # How a field combines in a cell, from the schemas' "x-gauge": true (max) and
 # "x-cell"; every other field is a count (sum). By the field's own name, which
 # for a member of by_device is the member's (by_device.sda.in_flight: max).
-RULES = {"nprocs": "max", "in_flight": "max", "dirty_bytes": "max", "nthreads": "max", "memory_bytes": "max",
+RULES = {"nprocs": "max", "in_flight": "max", "dirty_bytes": "max", "nthreads": "max", "memory_bytes": "max", "tree_cpus": "max",
          "memory_peak_bytes": "max", "anon_bytes": "max", "file_bytes": "max",
          "running_pct": "min", "util_pct": "mean", "ipc": "ratio", "cache_miss_rate": "ratio",
          "mem_used_bytes": "max", "tree_mem_bytes": "max", "tree_processes": "max", "power_mw": "max",

@@ -301,9 +301,74 @@ bad_input() {
 	echo "not an episode: 66; damaged rows: 65; unwritable -o: 73; usage: 64; nothing written"
 }
 
+# An episode longer than the page is wide: a short one stretched to 3
+# minutes at 10 ms (tests/e2e/lib/stretch.py), 18 000 rows a source. Its
+# series are thinned to buckets (at most 2000), each a cell as export
+# combines one with the lowest and highest its rows drew, and the verdict's
+# strip the same; the page says so, stays small and renders.
+thinned() {
+	cat >"$WORK/short.yaml" <<EOY
+episode: {name: short, output_dir: $WORK/short}
+target: {command: [sh, -c, 'i=0; while [ \$i -lt 30000 ]; do i=\$((i+1)); done; head -c 2097152 /dev/zero >$WORK/f; sync $WORK/f; sleep 0.3']}
+sources:
+  taskstats: {interval: 10ms}
+  cgroup: {interval: 10ms}
+  proc_io: {interval: 10ms}
+EOY
+	"$IOPSAMPLE" run "$WORK/short.yaml" --quiet || { echo "run: exit $?"; return 1; }
+	IOPSAMPLE=$IOPSAMPLE "$PY" "$TESTS/e2e/lib/stretch.py" "$WORK/short/short" "$WORK/episodes" long 180 >/dev/null ||
+		return 1
+	"$IOPSAMPLE" report "$WORK/episodes/long" -o "$WORK/long.html" || { echo "report: exit $?"; return 1; }
+	render "$WORK/long.html" long || { echo "chromium: exit $?"; return 1; }
+	rendered_clean long || return 1
+	grep -q "Thinned for the page: 18000 rows drawn as" "$WORK/long.dom" || { echo "the page does not say it thinned"; return 1; }
+	"$PY" - "$WORK/long.html" "$WORK/episodes/long" "$IOPSAMPLE" <<'PY'
+import json, re, subprocess, sys
+from epi import expect
+page, ep_dir, iops = sys.argv[1:4]
+text = open(page).read()
+data = json.loads(re.search(r'<script type="application/json" id="iopsample-data">(.*?)</script>', text, re.S).group(1))
+ep = data["episodes"][0]
+for src in ep["sources"]:
+    th = src["thinned"]
+    rows = [json.loads(l) for l in subprocess.run([iops, "cat", "%s/%s.jsonl.zst" % (ep_dir, src["name"])],
+                                                  capture_output=True, text=True, check=True).stdout.splitlines()]
+    n, per = len(src["t"]), th["per_bucket"]
+    expect(th["rows"] == len(rows) == 18000 and 1000 <= n <= 2000 and n == -(-len(rows) // per),
+           "%s: %s, %d buckets" % (src["name"], th, n))
+    expect(src["t"][-1] == rows[-1]["t_mono_ns"] and sum(src["interval"]) == sum(r["interval_ns"] for r in rows),
+           "%s: the buckets' times" % src["name"])
+    for l, leaf in enumerate(src["leaves"]):
+        name, col = leaf["name"], src["columns"][l]
+        if "." in name or leaf["kind"] != "counter":
+            continue
+        vals = [r[name] for r in rows]
+        if None in vals:
+            continue
+        expect(sum(col) == sum(vals), "%s.%s: buckets sum to %s, rows %s" % (src["name"], name, sum(col), sum(vals)))
+        for b in range(n):  # a bucket's mean rate within its rows' lowest and highest
+            rate = col[b] / (src["interval"][b] / 1e9)
+            lo, hi = src["lo"][l][b], src["hi"][l][b]
+            expect(lo is not None and lo * (1 - 1e-9) <= rate <= hi * (1 + 1e-9),
+                   "%s.%s bucket %d: rate %s outside %s..%s" % (src["name"], name, b, rate, lo, hi))
+v = ep["verdict"]
+cmd = json.loads(subprocess.run([iops, "verdict", ep_dir, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+expect(v["thinned"]["windows"] == len(cmd["windows"]) and len(v["windows"]) <= 2000, "strip: %s" % v["thinned"])
+expect(v["totals"] == cmd["totals"], "the strip's totals are the command's")
+# the same windows every time (each source is read in a thread of its own)
+again = json.loads(subprocess.run([iops, "verdict", ep_dir, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+expect(again == cmd, "a second verdict of the episode differs from the first")
+expect(sum(w["windows"] for w in v["windows"]) == len(cmd["windows"]), "every window in a bucket")
+size = len(text)
+expect(size < 4_000_000, "the page is %d bytes" % size)
+print("18000 rows a source thinned to %d buckets of %d; the strip %d buckets; the page %.1f MB" % (
+    n, per, len(v["windows"]), size / 1e6))
+PY
+}
+
 if [ -z "$CHROMIUM" ]; then
 	for t in report_of_every_source_renders report_data_equals_the_rows report_opens_without_network \
-		report_of_zstd_interrupted_and_several_episodes report_refuses_bad_input; do
+		report_of_zstd_interrupted_and_several_episodes report_refuses_bad_input report_thins_a_long_episode; do
 		skip $t "no chromium"
 	done
 	exit 0
@@ -314,3 +379,4 @@ check report_data_equals_the_rows data_equals_rows "$WORK/all.html" "$WORK/episo
 check report_opens_without_network no_network
 check report_of_zstd_interrupted_and_several_episodes several
 check report_refuses_bad_input bad_input
+check report_thins_a_long_episode thinned

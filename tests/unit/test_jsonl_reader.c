@@ -94,6 +94,14 @@ static void check_cut(struct written *w, size_t len)
 	bool in_checksum = whole > 0 && (size_t)w->end[whole - 1] > len;
 	if (clean != !r.damage[0] && !in_checksum)
 		FAILF("cut at %zu of %zu: damage \"%s\"", len, w->size, r.damage);
+	/* the end found without reading the rows says the same (a frame cut
+	 * in its checksum is cut) */
+	char path[64], why[160];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int end = jsonl_check_end(AT_FDCWD, path, why, sizeof(why), &e);
+	if (end < 0 || (end == 1) != (r.damage[0] || in_checksum))
+		FAILF("cut at %zu of %zu: the end check says %d (%s), the reader \"%s\"", len, w->size, end,
+		      end > 0 ? why : "", r.damage);
 	jsonl_reader_close(&r);
 	close(fd);
 }
