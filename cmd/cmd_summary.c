@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,51 +304,65 @@ static void tally_free(struct tally *t)
 	free(t->f);
 }
 
-/* 0, or an exit status when the file could not be read at all. */
-static int summarize_source(const struct jschema_set *schemas, bool raw, int dirfd, const char *dir,
-			    const char *name, const json_t *src)
-{
-	char ival[32];
-	format_ns(json_integer_value(json_object_get(src, "interval_ns")), ival, sizeof(ival));
-	const char *status = json_string_value(json_object_get(src, "status"));
-	const char *file = json_string_value(json_object_get(src, "file"));
-	printf("\n%s (%s): %s, every %s", name,
-	       json_is_true(json_object_get(src, "available_in_deployment")) ? "deployable"
-									       : "oracle",
-	       status ? status : "?", ival);
-	const char *error = json_string_value(json_object_get(src, "error"));
-	if (!file) {
-		printf(", no rows%s%s\n", error ? ": " : "", error ? error : "");
-		return 0;
-	}
+/* A source's rows tallied, in a thread of its own (parsing is the work:
+ * every source at once), then printed in the manifest's order. */
+struct source_summary {
+	const char *name, *file, *error;
+	const json_t *src;
+	int dirfd;
+	struct tally t;
 	struct jsonl_reader r;
+	bool opened;
+	int err;
 	struct errbuf e;
+	pthread_t thread;
+	bool running;
+};
+
+static void *tally_source(void *arg)
+{
+	struct source_summary *s = arg;
 	char *text;
 	size_t len;
-	int err = jsonl_reader_open(&r, dirfd, file, &e);
-	if (err < 0) {
-		printf("\n");
-		log_error("%s/%s", dir, e.msg);
-		return EX_NOINPUT;
-	}
-	struct tally t = {.schemas = schemas, .source = name, .raw = raw};
-	while ((err = jsonl_reader_next(&r, &text, &len, &e)) > 0) {
+	if (!s->file || (s->err = jsonl_reader_open(&s->r, s->dirfd, s->file, &s->e)) < 0)
+		return NULL;
+	s->opened = true;
+	while ((s->err = jsonl_reader_next(&s->r, &text, &len, &s->e)) > 0) {
 		json_t *row = json_loadb(text, len, 0, NULL);
 		if (json_is_object(row))
-			add_row(&t, row);
+			add_row(&s->t, row);
 		json_decref(row);
 	}
+	return NULL;
+}
+
+/* 0, or an exit status when the file could not be read at all. */
+static int print_source(struct source_summary *s, const char *dir)
+{
+	char ival[32];
+	format_ns(json_integer_value(json_object_get(s->src, "interval_ns")), ival, sizeof(ival));
+	const char *status = json_string_value(json_object_get(s->src, "status"));
+	printf("\n%s (%s): %s, every %s", s->name,
+	       json_is_true(json_object_get(s->src, "available_in_deployment")) ? "deployable" : "oracle",
+	       status ? status : "?", ival);
+	if (!s->file) {
+		printf(", no rows%s%s\n", s->error ? ": " : "", s->error ? s->error : "");
+		return 0;
+	}
+	if (!s->opened) {
+		printf("\n");
+		log_error("%s/%s", dir, s->e.msg);
+		return EX_NOINPUT;
+	}
 	char covered[32];
-	format_ns(t.t_end, covered, sizeof(covered));
-	printf(", %llu rows over %s (%s)\n", (unsigned long long)t.rows, covered, file);
-	if (error)
-		printf("  error: %s\n", error);
-	if (err < 0 || r.damage[0])
-		printf("  the file stops early, after row %llu: %s\n", (unsigned long long)r.rows,
-		       err < 0 ? e.msg : r.damage);
-	print_tally(&t);
-	tally_free(&t);
-	jsonl_reader_close(&r);
+	format_ns(s->t.t_end, covered, sizeof(covered));
+	printf(", %llu rows over %s (%s)\n", (unsigned long long)s->t.rows, covered, s->file);
+	if (s->error)
+		printf("  error: %s\n", s->error);
+	if (s->err < 0 || s->r.damage[0])
+		printf("  the file stops early, after row %llu: %s\n", (unsigned long long)s->r.rows,
+		       s->err < 0 ? s->e.msg : s->r.damage);
+	print_tally(&s->t);
 	return 0;
 }
 
@@ -485,13 +500,38 @@ static int summarize(const struct jschema_set *schemas, bool raw, const char *di
 		status = EX_DATAERR;
 	} else {
 		print_header(dir, m, raw);
-		print_verdict(schemas, dir);
+		const json_t *sources = json_object_get(m, "sources");
+		size_t n = json_object_size(sources), k = 0;
+		struct source_summary *ss = calloc(n + 1, sizeof(*ss));
 		const char *name;
 		const json_t *src;
-		json_object_foreach(json_object_get(m, "sources"), name, src) {
-			int s = summarize_source(schemas, raw, dirfd, dir, name, src);
-			status = status ? status : s;
+		json_object_foreach((json_t *)sources, name, src) {
+			if (!ss)
+				break;
+			struct source_summary *s = &ss[k++];
+			*s = (struct source_summary){
+				.name = name, .src = src, .dirfd = dirfd,
+				.file = json_string_value(json_object_get(src, "file")),
+				.error = json_string_value(json_object_get(src, "error")),
+				.t = {.schemas = schemas, .source = name, .raw = raw},
+			};
+			s->running = pthread_create(&s->thread, NULL, tally_source, s) == 0;
+			if (!s->running)
+				tally_source(s);
 		}
+		print_verdict(schemas, dir); /* while the sources are tallied */
+		for (size_t i = 0; i < k; i++) {
+			if (ss[i].running)
+				pthread_join(ss[i].thread, NULL);
+			int st = print_source(&ss[i], dir);
+			status = status ? status : st;
+			tally_free(&ss[i].t);
+			if (ss[i].opened)
+				jsonl_reader_close(&ss[i].r);
+		}
+		free(ss);
+		if (!ss)
+			status = EX_SOFTWARE;
 	}
 	json_decref(m);
 	close(dirfd);
