@@ -49,14 +49,15 @@ TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-per
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev $(DEB_TOOLS)
+	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 \
+	$(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8)
 # Debian ships no pkg-config file for libpfm4.
 PKG_LIBS = $(shell pkg-config --libs yaml-0.1 jansson libzstd libbpf libmnl libpcre2-8) -lpfm -lm
 
-# The house, by layer (README's "Where things are"). Each layer sees only
+# The house, by layer (docs/guide.md's "Where things are"). Each layer sees only
 # the headers of the layers below it: its objects are compiled with those
 # include paths alone, and tests/e2e/layers.sh checks the #include lines.
 #   lib/         the base library every layer uses
@@ -277,7 +278,10 @@ fuzz: fuzzer
 	tests/fuzz/run $(FUZZER) $(FUZZ_SECONDS)
 
 run: $(BUILD)/iopsample
-	$(BUILD)/iopsample run config/examples/quickstart.yaml --name quickstart-$$(date +%Y%m%d-%H%M%S)
+	@name=quickstart-$$(date +%Y%m%d-%H%M%S) && \
+		$(BUILD)/iopsample run config/examples/quickstart.yaml --name $$name && \
+		$(BUILD)/iopsample summary episodes/$$name | sed -n '/^verdict/,/^  over the episode/p' && \
+		echo "every window: $(BUILD)/iopsample verdict episodes/$$name; all of it: $(BUILD)/iopsample summary episodes/$$name"
 
 # Not part of check: timings, reported as ratios measured side by side.
 $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
@@ -286,7 +290,7 @@ $(BUILD)/bench/%: bench/%.c | $(BUILD)/.build-deps
 
 bench: $(BUILD)/iopsample $(FIXTURE_LIBS) $(BUILD)/bench/mix $(BUILD)/bench/scale_floor $(BUILD)/workloads/perfwork \
        $(BUILD)/workloads/blkwork $(BUILD)/workloads/iowork $(BUILD)/.test-deps
-	@tools/install-deps strace bpftrace
+	@tools/install-deps strace bpftrace time
 	/usr/bin/python3 bench/syscall_io.py $(BUILD)
 	/usr/bin/python3 bench/block_io.py $(BUILD)
 	/usr/bin/python3 bench/perf_event.py $(BUILD)
@@ -295,6 +299,7 @@ bench: $(BUILD)/iopsample $(FIXTURE_LIBS) $(BUILD)/bench/mix $(BUILD)/bench/scal
 	/usr/bin/python3 bench/compare.py $(BUILD)
 	/usr/bin/python3 bench/report.py $(BUILD)
 	/usr/bin/python3 bench/verdict.py $(BUILD)
+	/usr/bin/python3 bench/long.py $(BUILD)
 	/usr/bin/python3 bench/scale.py $(BUILD)
 	/usr/bin/python3 bench/dask_export.py $(BUILD)
 	/usr/bin/python3 bench/python.py $(BUILD)
@@ -333,7 +338,7 @@ define INSTALL_LIST
 644 completion/iopsample.bash $(COMPLETIONDIR)/iopsample
 $(foreach n,$(SCHEMA_NAMES),644 schema/$(n).schema.json $(SHAREDIR)/schema/$(n).schema.json
 )644 config/examples/quickstart.yaml $(SHAREDIR)/examples/quickstart.yaml
-$(foreach f,README.md docs/data-model.md docs/at-scale.md docs/benchmarks.md,644 $(f) $(DOCDIR)/$(notdir $(f))
+$(foreach f,README.md docs/guide.md docs/data-model.md docs/at-scale.md docs/benchmarks.md,644 $(f) $(DOCDIR)/$(notdir $(f))
 )644 docs/images/report.png $(DOCDIR)/images/report.png
 644 docs/images/verdict-report.png $(DOCDIR)/images/verdict-report.png
 644 docs/recipes/dask_export.py $(DOCDIR)/recipes/dask_export.py

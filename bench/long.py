@@ -11,7 +11,8 @@ a shell loop that computes, writes and syncs 4 MiB and sleeps) and
 stretched (tests/e2e/lib/stretch.py: its rows repeated on the same grid)
 to HOURS (default 24) and to 10 minutes; the commands run on each, one at a
 time, their peak RSS read from wait4(2). Prints the figures. Not a test:
-timings on a shared machine are noise except side by side."""
+timings on a shared machine are noise except side by side. Needs GNU time
+(Debian's time package) for the peak RSS."""
 import found
 import os
 import shutil
@@ -30,15 +31,17 @@ work = tempfile.mkdtemp(prefix="iopsample-bench-long.")
 
 
 def run(args, out=subprocess.DEVNULL):
-    """Seconds and peak RSS (MiB) of one command."""
-    t0 = time.monotonic()
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    took = time.monotonic() - t0
-    err = p.stderr.read().decode()
-    if status:
-        raise SystemExit("%s: exit status %d: %s" % (" ".join(args), status, err.strip()))
-    return took, ru.ru_maxrss / 1024
+    """Seconds and peak RSS (MiB) of one command, as GNU time reads them
+    from wait4(2) (started from here, the child's peak would count this
+    Python's pages it had before its exec)."""
+    fd, stats = tempfile.mkstemp(dir=work)
+    os.close(fd)
+    p = subprocess.run(["/usr/bin/time", "-o", stats, "-f", "%e %M"] + args, stdout=out, stderr=subprocess.PIPE)
+    if p.returncode:
+        raise SystemExit("%s: exit status %d: %s" % (" ".join(args), p.returncode, p.stderr.decode().strip()))
+    took, kib = open(stats).read().split()[-2:]
+    os.unlink(stats)
+    return float(took), int(kib) / 1024
 
 
 loop = ("for r in 1 2 3; do i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done; "

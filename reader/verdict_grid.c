@@ -468,9 +468,11 @@ static void fill_disk(struct verdict_in *in, const struct gsource *s, const doub
 }
 
 /* The GPUs the tree has processes on; every GPU that gave a reading where
- * NVML lists no process for any (the driver does not say whose). */
+ * NVML lists no process for any (the driver does not say whose). PCIe's
+ * figures are bytes here, rates once verdict_grid_next knows the window's
+ * width (the last window's is known only after it). */
 static void fill_gpu(struct verdict_in *in, const struct gsource *s, const double *v)
-{ /* PCIe's figures are bytes until verdict_grid_next divides them */
+{
 	if (!v)
 		return;
 	bool known = false;
@@ -486,7 +488,6 @@ static void fill_gpu(struct verdict_in *in, const struct gsource *s, const doubl
 			continue;
 		in->gpus++;
 		busy += isnan(util) ? 0 : util / 100;
-		/* bytes here: rates once the window's width is known */
 		double h2d = v[d * G_COUNT + G_RX], d2h = v[d * G_COUNT + G_TX];
 		if (!isnan(h2d) && h2d >= in->pcie_h2d)
 			in->pcie_h2d = h2d;

@@ -90,6 +90,8 @@ def verdict_line(totals, cannot_tell=()):
     """The cell's verdict in one line, from `iopsample verdict`'s totals:
     the label with the most time, its share, the others' above 1 %, and
     the evidence; then the labels the sources could not tell apart."""
+    if totals.get("verdict") is None:  # an episode with no rows: no windows
+        return "Verdict: none (%s)" % (totals.get("evidence") or "no rows")
     share = totals["share"]
     others = ", ".join("%s %.0f %%" % (k, 100 * v) for k, v in sorted(share.items(), key=lambda kv: -kv[1])
                        if k != totals["verdict"] and v >= 0.01)

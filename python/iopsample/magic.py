@@ -11,11 +11,12 @@ is the Episode, as %timeit -o gives its result.
 """
 import asyncio
 import atexit
+import ctypes
 import io
-import threading
 import os
 import shutil
 import tempfile
+import threading
 import time
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -33,6 +34,26 @@ MAGIC_SOURCES = runner.DEFAULT_SOURCES + ("taskstats",)
 # the options that take a value, for telling a line magic's options from its statement
 _VALUED = ("--sources", "--interval", "--save")
 _FLAGS = ("--histogram", "--all", "-o")
+
+
+# How long an interrupted cell's thread is given to end, once told to.
+CELL_STOP_S = 10
+
+
+def _stop_cell(worker, done):
+    """Ends a cell running on its own loop in worker: its task cancelled
+    (an await returns with CancelledError) and a KeyboardInterrupt raised in
+    its thread (code that does not await), as Ctrl-C would; waits for it."""
+    loop, task = done.get("loop"), done.get("task")
+    if loop is not None and task is not None and not loop.is_closed():
+        try:
+            loop.call_soon_threadsafe(task.cancel)
+        except RuntimeError:  # the loop closed meanwhile: the cell is over
+            pass
+    if worker.is_alive():
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident),
+                                                   ctypes.py_object(KeyboardInterrupt))
+    worker.join(CELL_STOP_S)
 
 
 def split_line(line):
@@ -142,13 +163,33 @@ class IopsMagics(Magics):
         if not needs_loop:
             return shell.run_cell(code, store_history=False)
         done = {}
+        started = threading.Event()
 
         def body():
-            done["result"] = asyncio.run(shell.run_cell_async(code, store_history=False))
+            loop = asyncio.new_event_loop()
+            try:
+                done["loop"] = loop
+                done["task"] = loop.create_task(shell.run_cell_async(code, store_history=False))
+                started.set()
+                done["result"] = loop.run_until_complete(done["task"])
+            except BaseException as e:  # cancelled, or interrupted: the cell is over
+                done["error"] = e
+            finally:
+                started.set()
+                loop.close()
 
-        worker = threading.Thread(target=body, name="iops-cell")
+        worker = threading.Thread(target=body, name="iops-cell", daemon=True)
         worker.start()
-        worker.join()
+        try:
+            worker.join()
+        except KeyboardInterrupt:
+            # the kernel's interrupt reaches this thread: the cell's is
+            # stopped as well, not left running behind the episode
+            started.wait()
+            _stop_cell(worker, done)
+            raise
+        if "result" not in done:
+            raise done["error"]
         return done["result"]
 
     @staticmethod

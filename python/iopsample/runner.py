@@ -34,6 +34,9 @@ DEFAULT_SOURCES = ("proc_io", "syscall_io")
 # how long profile() waits for the sources to start (an eBPF load can take a
 # second on a slow machine; a required source that cannot start ends sooner)
 START_TIMEOUT_S = 60
+# How long iopsample is given to end the episode once asked to before the
+# block began (a failed start, an interrupt), before it is taken for hung.
+ABORT_WAIT_S = 10
 
 PR_SET_PTRACER = 0x59616D61  # linux/prctl.h: "Yama"
 
@@ -274,10 +277,17 @@ class _Attached:
 
     def abort(self):
         """Ends iopsample before the block: SIGINT, as Ctrl-C would, and
-        waits for it (the episode ends interrupted, not left running)."""
+        waits for it (the episode ends interrupted, not left running); one
+        that does not end within ABORT_WAIT_S (hung) is killed, its keeper
+        left to end the episode."""
         try:
-            if self.proc is not None:
-                self.stop(signal.SIGINT)
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGINT)
+                try:
+                    self.proc.wait(ABORT_WAIT_S)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
         finally:
             self.close()
 

@@ -250,6 +250,20 @@ def test_verdict_is_the_commands_json_window_for_window(binary, episodes):
     assert coarse.attrs["window_ns"] == 40_000_000 and coarse.attrs["deployable_only"]
 
 
+def test_a_verdict_with_no_windows_is_an_empty_frame_and_its_line_says_none(episodes, tmp_path):
+    """An episode whose sources wrote no rows (the schema allows it): no
+    windows, totals with no label; the %%iops line says none, not raises."""
+    from iopsample import display
+    empty = tmp_path / "empty"
+    shutil.copytree(episodes["judged"], empty)
+    m = json.load(open(empty / "manifest.json"))
+    for src in ("taskstats", "cgroup"):
+        open(empty / m["sources"][src]["file"], "w").close()
+    f = iopsample.Episode(str(empty)).verdict()
+    assert len(f) == 0 and f.attrs["totals"]["verdict"] is None
+    assert display.verdict_line(f.attrs["totals"], f.attrs["cannot_tell"]) == "Verdict: none (no rows)"
+
+
 def test_verdict_of_an_episode_without_its_sources_says_what_to_add(episodes):
     with pytest.raises(iopsample.SourceUnavailableError, match="no taskstats or cgroup rows.*add it"):
         iopsample.Episode(episodes["plain"]).verdict()

@@ -102,3 +102,29 @@ def test_a_cell_with_top_level_await_runs_in_the_kernel(binary, nb_dir):
     assert values == ["42"], magic.outputs
     assert any("IOPS Profile" in text_of(o) for o in magic.outputs)
     assert [text_of(o) for o in after.outputs] == ["42"]
+
+
+def test_an_interrupted_cell_with_top_level_await_stops_and_ends_interrupted(binary, nb_dir, tmp_path):
+    """The kernel's interrupt while the cell's await runs on its own loop:
+    the cell's thread ends with it (not left running behind the episode),
+    and the episode ends interrupted."""
+    save = str(tmp_path)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import sys; sys.path.insert(0, %r)\n%%load_ext iopsample"
+                                          % os.path.join(TOP, "python")),
+                nbformat.v4.new_code_cell("%%%%iops --sources proc_io --save %s\nimport asyncio\n"
+                                          "await asyncio.sleep(60)" % save),
+                nbformat.v4.new_code_cell("import threading, time\n"
+                                          "time.sleep(0.5)\n"
+                                          "print(sorted(t.name for t in threading.enumerate() if t.name == 'iops-cell'))")]
+    # the second cell is given 5 s, then interrupted, and the rest run
+    NotebookClient(nb, timeout=120, interrupt_on_timeout=True, kernel_name="python3",
+                   timeout_func=lambda cell: 5 if "sleep(60)" in cell.source else 120,
+                   resources={"metadata": {"path": nb_dir}}).execute()
+    magic, after = nb.cells[1], nb.cells[2]
+    errors = [o for o in magic.outputs if o.get("output_type") == "error"]
+    assert errors and errors[0]["ename"] == "KeyboardInterrupt", magic.outputs
+    assert [text_of(o).strip() for o in after.outputs] == ["[]"], after.outputs
+    (name,) = os.listdir(save)
+    import iopsample
+    assert iopsample.Episode(os.path.join(save, name)).status == "interrupted"

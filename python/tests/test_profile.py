@@ -226,3 +226,27 @@ def test_root_names_its_tracer_too(monkeypatch):
     assert asked == [4321, 0]
     monkeypatch.setattr(runner, "_yama_scope", lambda: 0)
     assert runner._allow_tracer(4321) is False and asked == [4321, 0]  # nothing to ask where Yama does not
+
+
+def test_an_iopsample_that_hangs_before_sampling_is_ended(binary, tmp_path, monkeypatch):
+    """iopsample that never says it samples, and ignores SIGINT: profile()
+    raises TimeoutError after START_TIMEOUT_S and kills it after
+    ABORT_WAIT_S, rather than waiting for ever."""
+    from iopsample import runner
+    fake = tmp_path / "hung-iopsample"
+    fake.write_text("#!/bin/sh\n"
+                    "case \"$1\" in --version) exec %s --version ;; esac\n"
+                    "trap '' INT\n"
+                    "echo $$ > %s/pid\n"
+                    "cat >/dev/null\n"
+                    "exec sleep 600\n" % (binary, tmp_path))
+    fake.chmod(0o755)
+    monkeypatch.setenv("IOPSAMPLE", str(fake))
+    monkeypatch.setattr(runner, "START_TIMEOUT_S", 1)
+    monkeypatch.setattr(runner, "ABORT_WAIT_S", 1)
+    with pytest.raises(TimeoutError, match="did not start sampling within 1 s"):
+        with iopsample.profile(sources=["proc_io"], output_dir=str(tmp_path)):
+            pytest.fail("the block ran")
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -91,10 +91,10 @@ check config_on_stdin_resolves_against_the_current_directory config_on_stdin
 check config_errors_exit_78_with_position config_errors
 check check_prints_the_resolved_config check_prints_resolved
 
-# README's config walk-through is a config iopsample accepts.
+# The guide's config walk-through (docs/guide.md) is a config iopsample accepts.
 readme_config() {
 	awk '/^## The config/ { on = 1; next } on && /^```yaml/ { yaml = 1; next } yaml && /^```/ { exit } yaml' \
-		"$TESTS/../README.md" >"$WORK/readme.yaml"
+		"$TESTS/../docs/guide.md" >"$WORK/readme.yaml"
 	[ -s "$WORK/readme.yaml" ] || { echo "no yaml block under ## The config"; return 1; }
 	"$IOPSAMPLE" check "$WORK/readme.yaml" >"$WORK/readme.json" || return
 	"$PY" - "$WORK/readme.json" <<'PY'

@@ -39,7 +39,7 @@ if stray:
 print(len(lines))' "$ROOT") || { echo "$copies"; exit 1; }
 	local f missing=
 	for f in bin/iopsample share/man/man1/iopsample.1 share/man/man5/iopsample-episode.5 \
-		share/bash-completion/completions/iopsample share/doc/iopsample/README.md \
+		share/bash-completion/completions/iopsample share/doc/iopsample/README.md share/doc/iopsample/guide.md \
 		share/doc/iopsample/data-model.md share/doc/iopsample/recipes/dask_export.py \
 		share/iopsample/examples/quickstart.yaml; do
 		[ -s "$DEST/usr/$f" ] || missing="$missing $f"

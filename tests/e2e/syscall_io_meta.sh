@@ -132,10 +132,16 @@ PY
 # interval holds some of the other's run: a constant, about 200 ns a call
 # here, on top of the 3 % (a 7 us pread64 was 2.8 % under bpftrace's).
 fio_time() (
-	local loop= img=/dev/shm/iopsample-meta-$$.img
-	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"' EXIT
+	local loop= img=/dev/shm/iopsample-meta-$$.img traced=
+	trap '[ -n "$loop" ] && losetup -d "$loop"; rm -f "$img"; [ -n "$traced" ] && umount "$traced"' EXIT
 	command -v fio >/dev/null || { echo "no fio"; exit 1; }
 	command -v bpftrace >/dev/null || { echo "no bpftrace"; exit 1; }
+	# bpftrace finds the syscalls' tracepoints in tracefs: a fresh VM may
+	# not have it mounted (mounted here for the test, and taken away after)
+	if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+		mount -t tracefs tracefs /sys/kernel/tracing 2>"$WORK/tracefs.err" && traced=/sys/kernel/tracing ||
+			{ echo "tracefs is not mounted and could not be: $(cat "$WORK/tracefs.err")"; exit 1; }
+	fi
 	truncate -s 32M "$img" && loop=$(losetup -f --show "$img") || { loop=; echo "no loop device"; exit 1; }
 	cat >"$WORK/fio-time.yaml" <<EOY
 episode: {name: fio-time, output_dir: $WORK/episodes}

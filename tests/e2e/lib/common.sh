@@ -42,6 +42,16 @@ trap cleanup EXIT
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
+# A judge the checkout lacks (its source is not in the repository): a skip
+# with the reason, but a failure where IOPSAMPLE_REQUIRE_JUDGES is set, as
+# .ci/run sets it (CI has every judge beside the tree).
+no_judge() {
+	if [ -n "${IOPSAMPLE_REQUIRE_JUDGES:-}" ]; then
+		fail "$1" "$2 (IOPSAMPLE_REQUIRE_JUDGES: every judge must run)"
+	else
+		skip "$1" "$2"
+	fi
+}
 
 # check NAME COMMAND...: PASS when the command succeeds (after what it printed,
 # such as measured figures), else FAIL with the last lines it printed

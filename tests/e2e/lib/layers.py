@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The house's layering, checked on two graphs (tests/e2e/layers.sh).
 
-Layers, each using only those below it (README's "Where things are"):
+Layers, each using only those below it (docs/guide.md's "Where things are"):
 
     lib  <-  collectors  <-  engine  <-  cmd
     lib  <-  reader      <-  cmd
