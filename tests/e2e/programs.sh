@@ -5,8 +5,8 @@
 # (cpu, its own threads queueing), the same pinned to one CPU by taskset
 # (cpu, not cpu_wait: the CPUs it may use are its own), fio's O_DIRECT
 # random reads at queue depth 1 and its 4 KiB writes each followed by an
-# fsync (disk), cat streaming a file twice the size of its cgroup's memory
-# limit (disk, the limit evicting what it read), stress-ng's working set
+# fsync (disk), cat streaming a file over and over, of more than twice its
+# cgroup's memory limit (disk, the limit evicting what it read), stress-ng's working set
 # over its memory limit with swap (memory), zstd pinned to a CPU that
 # processes in a cgroup weighted 8 times above it hold (cpu_wait), and
 # sleep (idle). In each episode at least 90 % of the steady windows (half a
@@ -124,8 +124,10 @@ fio_fsync() {
 cat_limited() {
 	drop() { echo 1 >/proc/sys/vm/drop_caches; }
 	sync && drop
-	# 256 MiB read twice under a 96 MiB limit: the second pass re-reads
-	episode stream "$LIMITED" 100663296 sh -c "cat '$WORK/big' '$WORK/big' >/dev/null" &&
+	# 256 MiB read over and over for 3 s under a 96 MiB limit: each pass
+	# re-reads it all
+	episode stream "$LIMITED" 100663296 sh -c \
+		"end=\$((\$(date +%s) + 3)); while [ \$(date +%s) -lt \$end ]; do cat '$WORK/big'; done >/dev/null" &&
 		holds stream disk "re-reads what the limit evicted"
 }
 
