@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# iopsample: `make` builds build/iopsample, `make check` runs every test,
-# `make run` runs the bundled quickstart episode. Both install missing Debian
+# iopsample: `make` builds build/iopsample, `make check` runs the tests (all
+# but the long tier: the kernel matrix and the 1000-episode load, which
+# `make check-all` adds, as CI runs them), `make run` runs the bundled
+# quickstart episode and prints its verdict. Both install missing Debian
 # packages first when run as root.
 #
 # `make asan` runs the units and the e2e tests that hold memory to check
@@ -90,7 +92,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 # test doubles the tests load in place of a library: NVML's (IOPSAMPLE_TEST_NVML)
 FIXTURE_LIBS := $(BUILD)/fixtures/libfake_nvml.so
 
-.PHONY: all check check-gpu run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
+.PHONY: all check check-all check-gpu run bench deps test-deps clean asan valgrind fuzz fuzzer install uninstall deb
 all: $(BUILD)/iopsample
 
 # What installs missing Debian packages; a package build (debian/rules)
@@ -238,6 +240,11 @@ $(NODE_TOOLS):
 
 check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer darshan
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
+
+# check and the long tier: the kernel matrix (QEMU) and the 1000-episode
+# load. .ci/run runs this.
+check-all: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer darshan
+	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) IOPSAMPLE_TIER=all tests/run $(BUILD)
 
 # The gpu source against a GPU doing known work (PyTorch): where no NVIDIA
 # driver or no PyTorch with CUDA is, it says so and skips. check runs it too.

@@ -143,7 +143,9 @@ zstd_held() {
 		HOG_PIDS+=($!)
 	done
 	sleep 0.3
-	episode held taskset -c 0 zstd -19 -T1 -f -q "$WORK/text" -o "$WORK/text2.zst"
+	# a sixth of the text: at about a ninth of a CPU it takes seconds
+	head -c 1048576 "$WORK/text" >"$WORK/text.small"
+	episode held taskset -c 0 zstd -19 -T1 -f -q "$WORK/text.small" -o "$WORK/text2.zst"
 	local rc=$?
 	kill "${HOG_PIDS[@]}" 2>/dev/null
 	wait "${HOG_PIDS[@]}" 2>/dev/null
