@@ -118,12 +118,15 @@ def test_an_interrupted_cell_with_top_level_await_stops_and_ends_interrupted(bin
                                           "time.sleep(0.5)\n"
                                           "print(sorted(t.name for t in threading.enumerate() if t.name == 'iops-cell'))")]
     # the second cell is given 5 s, then interrupted, and the rest run
-    NotebookClient(nb, timeout=120, interrupt_on_timeout=True, kernel_name="python3",
+    NotebookClient(nb, timeout=120, interrupt_on_timeout=True, allow_errors=True, kernel_name="python3",
                    timeout_func=lambda cell: 5 if "sleep(60)" in cell.source else 120,
                    resources={"metadata": {"path": nb_dir}}).execute()
     magic, after = nb.cells[1], nb.cells[2]
     errors = [o for o in magic.outputs if o.get("output_type") == "error"]
-    assert errors and errors[0]["ename"] == "KeyboardInterrupt", magic.outputs
+    # as the same cell without %%iops ends: ipykernel 6 cancels a cell's
+    # top-level await (CancelledError); a cell run in this thread gets the
+    # KeyboardInterrupt
+    assert errors and errors[0]["ename"] in ("KeyboardInterrupt", "CancelledError"), magic.outputs
     assert [text_of(o).strip() for o in after.outputs] == ["[]"], after.outputs
     (name,) = os.listdir(save)
     import iopsample

@@ -3,8 +3,9 @@
 # user would run them, each with a bottleneck known from what it is: zstd
 # at its highest level (cpu), make -j over more jobs than CPUs compiling C
 # (cpu, its own threads queueing), the same pinned to one CPU by taskset
-# (cpu, not cpu_wait: the CPUs it may use are its own), fio's O_DIRECT
-# random reads at queue depth 1 and its 4 KiB writes each followed by an
+# (cpu, not cpu_wait: the CPUs it may use are its own) and under a
+# parent cgroup's quota of half a CPU (cpu_wait, naming it), fio's O_DIRECT
+# random reads of 64 KiB at queue depth 1 and its 4 KiB writes each followed by an
 # fsync (disk), cat streaming a file over and over, of more than twice its
 # cgroup's memory limit (disk, the limit evicting what it read), stress-ng's working set
 # over its memory limit with swap (memory), zstd pinned to a CPU that
@@ -17,12 +18,13 @@
 
 LIMITED=$TESTS/e2e/lib/limited
 SECONDS_EACH=2.5
-SWAP= HOGS=
+SWAP= HOGS= JOB=
 HOG_PIDS=()
 
 programs_cleanup() {
 	[ ${#HOG_PIDS[@]} -gt 0 ] && kill "${HOG_PIDS[@]}" 2>/dev/null && wait "${HOG_PIDS[@]}" 2>/dev/null
 	[ -n "$HOGS" ] && rmdir "$HOGS" 2>/dev/null
+	[ -n "$JOB" ] && rmdir "$JOB" 2>/dev/null
 	[ -n "$SWAP" ] && swapoff "$SWAP" 2>/dev/null
 	cleanup
 }
@@ -98,6 +100,15 @@ setup() {
 		HOGS=$v2/$TAG-hogs
 		mkdir "$HOGS" && echo 800 >"$HOGS/cpu.weight" || return 1
 	fi
+	# a job's cgroup with a quota of half a CPU, as a container's or a
+	# Slurm job's, that iopsample itself runs in
+	if [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+		JOB=/sys/fs/cgroup/cpu/$TAG-job
+		mkdir "$JOB" && echo 100000 >"$JOB/cpu.cfs_period_us" && echo 50000 >"$JOB/cpu.cfs_quota_us" || return 1
+	else
+		JOB=${HOGS%/*}/$TAG-job
+		mkdir "$JOB" && echo "50000 100000" >"$JOB/cpu.max" || return 1
+	fi
 }
 
 zstd_high() { episode zstd zstd -19 -T1 -f -q "$WORK/text" -o "$WORK/text.zst" && holds zstd cpu; }
@@ -111,8 +122,20 @@ make_pinned() {
 	episode make1 taskset -c 0 make -C "$WORK/src" -j4 -s && holds make1 cpu "its own threads queue"
 }
 
+# the same make, iopsample and all inside the job's cgroup: the quota
+# above the episode's cgroup throttles it, cpu_wait naming that cgroup
+make_under_quota() {
+	rm -f "$WORK"/src/*.o
+	(echo "$BASHPID" >"$JOB/cgroup.procs" &&
+		episode quota taskset -c 0 make -C "$WORK/src" -j4 -s) &&
+		holds quota cpu_wait "${JOB##*/} (0.5 CPUs)"
+}
+
+# 64 KiB reads: on this VM a 4 KiB O_DIRECT read costs some 32 µs of
+# kernel CPU of its 77 (fio's own sys_cpu 42 %), as much CPU as disk, and
+# windows went either way; at 64 KiB fio's CPU is 28 %, its waits 72 %
 fio_randread() {
-	episode randread fio --name=randread --filename="$WORK/big" --rw=randread --bs=4k --direct=1 --iodepth=1 \
+	episode randread fio --name=randread --filename="$WORK/big" --rw=randread --bs=64k --direct=1 --iodepth=1 \
 		--ioengine=psync --time_based --runtime="$SECONDS_EACH" --output-format=terse && holds randread disk
 }
 
@@ -162,6 +185,7 @@ fi
 check verdict_of_zstd_at_level_19_is_cpu zstd_high
 check verdict_of_make_j6_on_fewer_cpus_is_cpu make_jobs
 check verdict_of_make_pinned_by_taskset_is_cpu make_pinned
+check verdict_of_make_pinned_under_a_parents_quota_is_cpu_wait_naming_it make_under_quota
 check verdict_of_fio_direct_random_reads_is_disk fio_randread
 check verdict_of_fio_writes_with_fsync_is_disk fio_fsync
 check verdict_of_cat_streaming_over_its_memory_limit_is_disk cat_limited

@@ -13,11 +13,12 @@ export PYDEVD_DISABLE_FILE_VALIDATION=1 MPLCONFIGDIR=$WORK/mpl HOME=$WORK PYTHON
 	>"$WORK/pytest.out" 2>&1
 rc=$?
 # pytest -rA's summary: "PASSED file::test", "FAILED file::test - why",
-# "ERROR file::test - why", "SKIPPED [n] file:line: why"
-sed -n -e 's/^PASSED \(.*\)/PASS \1/p' -e 's/^\(FAILED\|ERROR\) \([^ ]*\)\( - \)\{0,1\}\(.*\)/FAIL \2: \4/p' \
+# "ERROR file::test - why", "SKIPPED [n] file:line: why" (a captured log's
+# "ERROR    logger:file:line message" is none of them)
+sed -n -e 's/^PASSED \(.*\)/PASS \1/p' -e 's/^\(FAILED\|ERROR\) \([^ ]*::[^ ]*\)\( - \)\{0,1\}\(.*\)/FAIL \2: \4/p' \
 	-e 's/^SKIPPED \[[0-9]*\] \([^:]*:[0-9]*\): \(.*\)/SKIP \1: \2/p' "$WORK/pytest.out"
 if [ $rc -ne 0 ]; then
 	# what failed, for the log
 	grep -vE '^(PASSED|SKIPPED) ' "$WORK/pytest.out" | tail -40
-	grep -qE '^(FAILED|ERROR) ' "$WORK/pytest.out" || echo "FAIL pytest: exit $rc"
+	grep -qE '^(FAILED|ERROR) [^ ]*::' "$WORK/pytest.out" || echo "FAIL pytest: exit $rc"
 fi
