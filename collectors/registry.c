@@ -12,6 +12,7 @@ extern const struct collector_ops diskstats_ops;
 extern const struct collector_ops taskstats_ops;
 extern const struct collector_ops cgroup_ops;
 extern const struct collector_ops gpu_ops;
+extern const struct collector_ops waits_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
@@ -22,6 +23,7 @@ const struct collector_ops *const collector_registry[] = {
 	&taskstats_ops,
 	&cgroup_ops,
 	&gpu_ops,
+	&waits_ops,
 	NULL,
 };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 struct shape_node {
-	enum { SN_LEAF, SN_ARRAY, SN_OBJECT } kind;
+	enum { SN_LEAF, SN_ARRAY, SN_OBJECT, SN_NAME } kind; /* SN_NAME: a string, no column */
 	char *key;  /* its name in the parent object (NULL in an array) */
 	char *name; /* the dotted path: the leaf's name, or a container's */
 	size_t n;   /* members of an array or object */
@@ -69,6 +69,26 @@ static int add_leaf(struct row_shape *s, struct shape_node *node, size_t rank,
 	return 0;
 }
 
+/* Whether the schema's part says a string, or a string or null: a name. */
+static bool names_only(const json_t *schema)
+{
+	const json_t *type = json_object_get(schema, "type");
+	if (json_is_string(type))
+		return !strcmp(json_string_value(type), "string");
+	bool string = false;
+	size_t i;
+	const json_t *t;
+	json_array_foreach(type, i, t) {
+		if (!json_is_string(t))
+			return false;
+		if (!strcmp(json_string_value(t), "string"))
+			string = true;
+		else if (strcmp(json_string_value(t), "null"))
+			return false;
+	}
+	return string;
+}
+
 /* node's shape from v; schema is the part of the source's schema that
  * describes it, rule how it combines unless that part says otherwise. */
 static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, size_t rank,
@@ -110,6 +130,11 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 			if (r < 0)
 				return r;
 		}
+		return 0;
+	}
+	/* a name (a mount's point, its file system's type): no cell's number */
+	if (names_only(schema)) {
+		node->kind = SN_NAME;
 		return 0;
 	}
 	node->kind = SN_LEAF;
@@ -198,6 +223,10 @@ static int read_node(const struct row_shape *s, const struct shape_node *node, c
 		}
 		return 0;
 	}
+	if (node->kind == SN_NAME)
+		return json_is_string(v) || json_is_null(v)
+			       ? 0
+			       : errbuf_set(e, EINVAL, "%s: not a string", node->name);
 	struct value *o = &out[node->leaf];
 	enum cell_rule rule = s->leaf[node->leaf].rule;
 	if (json_is_null(v) || (rule == CELL_RATIO && !s->keep_ratios)) /* export recomputes it */

@@ -5,7 +5,8 @@
  * elements are FIELD.K (histogram buckets: read_size_hist.0 ...), an
  * object's members FIELD.KEY, recursively (by_syscall.read.calls). The
  * shape is learned from a file's first row, and every later row must have
- * the same keys, array lengths and members.
+ * the same keys, array lengths and members. A member the schema types a
+ * string (a mount's point and file system: names) is no leaf.
  *
  * How a leaf's values combine in a grid cell (cells.h) comes from the
  * source's schema, never from its name: the "x-cell" annotation ("sum",

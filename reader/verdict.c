@@ -48,6 +48,11 @@ const char *const verdict_label_names[V_LABELS] = {
  * window's split swung by 20 points here), and a second holds a few
  * hundred; the threads at work and a nulled delay's nearest neighbour are
  * looked for as far. Chosen. */
+/* A CPU quota's throttling is charged when its period refreshes, to
+ * whichever window that falls in: a 100 ms period sampled every 100 ms read
+ * 0 in one window and twice the throttle in the next (taskset make under a
+ * parent's half-CPU quota: 22 of 78 windows `cpu`). The rules take each
+ * window's throttled time as its mean over this second around it too. */
 const long long verdict_around_ns = NS_PER_S;
 /* Ten seconds, and counts within a factor of 1.5: a paging window's count
  * can be twice a disk window's with a mean wait thirty times shorter, and

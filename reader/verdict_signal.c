@@ -315,6 +315,28 @@ static double kernel_time(const struct verdict_signal *s, long long k)
 	return usage > 0 && !isnan(w->g.usage_ns) ? w->g.usage_ns * system / usage : w->g.system_ns;
 }
 
+/* A quota's throttled time around window k (verdict_around_ns), per ns,
+ * times its width: charged when the period refreshes, it lands in
+ * whichever window the refresh falls in. NAN where window k has none. */
+static double throttled_around(const struct verdict_signal *s, long long k, bool ancestor)
+{
+	const struct swindow *w = WIN(s, k);
+	double own = ancestor ? w->g.in.ancestor_throttled_ns : w->g.in.throttled_ns;
+	if (isnan(own))
+		return own;
+	double sum = 0, width = 0;
+	long long from = k - s->around > oldest(s) ? k - s->around : oldest(s);
+	for (long long j = from; j < s->read && j <= k + s->around; j++) {
+		const struct swindow *o = WIN(s, j);
+		double v = ancestor ? o->g.in.ancestor_throttled_ns : o->g.in.throttled_ns;
+		if (!isnan(v)) {
+			sum += v;
+			width += (double)(o->g.t_end - o->g.t_start);
+		}
+	}
+	return width > 0 ? sum / width * (double)(w->g.t_end - w->g.t_start) : own;
+}
+
 /* memory.high's events in window k and the penalty's reach before it:
  * the sleep follows the event (verdict_high_reach_ns). */
 static double high_recent(const struct verdict_signal *s, long long k)
@@ -369,5 +391,7 @@ int verdict_signal_next(struct verdict_signal *s, struct verdict_grid_window *ou
 	in->estimated = w->estimated;
 	in->system_ns = kernel_time(s, k);
 	in->high_recent = high_recent(s, k);
+	in->throttled_ns = throttled_around(s, k, false);
+	in->ancestor_throttled_ns = throttled_around(s, k, true);
 	return 1;
 }

@@ -10,7 +10,9 @@
  *     near it whose count matches;
  *   - the kernel splits CPU time between user and system by timer ticks:
  *     a window's time in the kernel is its CPU time times the kernel's
- *     share of it over the second around it.
+ *     share of it over the second around it;
+ *   - a CPU quota's throttling is charged as its period refreshes: a
+ *     window's throttled time is its mean over the second around it.
  *
  * Each needs windows around the one it conditions, a few seconds of them
  * (verdict.c's verdict_around_ns, verdict_estimate_reach_ns,

@@ -17,7 +17,7 @@ expect(h["kernel_release"] == os.uname().release, "kernel_release " + str(h["ker
 expect(h["cpu_count"] == os.cpu_count(), "cpu_count %s" % h["cpu_count"])
 expect(h["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "paranoid")
 s = p["sources"]
-expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup", "gpu"], "sources %s" % list(s))
+expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup", "gpu", "waits"], "sources %s" % list(s))
 # the cgroups, as /proc/self/mountinfo and /proc/self/cgroup say: the trial
 # episode cgroup made and gone again
 cg = p["cgroups"]
@@ -35,6 +35,11 @@ expect(s["cgroup"]["status"] == "ok" and s["cgroup"]["available_in_deployment"],
 expect(s["block_io"]["status"] == "ok" and s["block_io"]["ebpf"]["works"] and not s["block_io"]["available_in_deployment"], "block_io %s" % s["block_io"])
 expect(s["diskstats"]["status"] == "ok" and s["diskstats"]["available_in_deployment"], "diskstats %s" % s["diskstats"])
 expect(s["proc_io"]["status"] == "ok" and s["proc_io"]["available_in_deployment"], "proc_io %s" % s["proc_io"])
+# waits: root reads every thread's /proc files, and its task iterator loads
+# (bpf_task_pt_regs: Linux 5.15); schedstat where the kernel keeps it
+w = s["waits"]
+expect(w["status"] == "ok" and w["available_in_deployment"] and w["backend"] == "bpf" and w["bpf"]["works"] and
+       w["procfs"] == {"works": True, "error": None, "schedstat": os.path.exists("/proc/self/schedstat")}, "waits %s" % w)
 # root: taskstats answers, and probe reports task_delayacct as it is, untouched
 da = open("/proc/sys/kernel/task_delayacct").read().strip()
 expect(s["taskstats"]["status"] == "ok" and s["taskstats"]["available_in_deployment"] and

@@ -40,12 +40,28 @@
  *                        over and over (each chunk charged anew past the
  *                        limit), then memhigh:0
  *
+ *   read:S:FILE        reads of 128 KiB through the page cache of FILE, in
+ *                        order, for S seconds (a file on a FUSE mount whose
+ *                        daemon answers slowly: the reads wait on it)
+ *   recv:S:PORT        connects to 127.0.0.1:PORT and receives what it sends
+ *                        for S seconds (a server that sends slowly)
+ *   lock:S:N           N threads take one mutex in turn, each holding it
+ *                        asleep for 10 ms, for S seconds: the others wait
+ *                        on it (a futex); the main thread joins them
+ *   child:S:N          a child sleeps S seconds while N threads of the
+ *                        parent wait for it (waitid WNOWAIT), then reap it
+ *   fifo:S:PATH        reads the FIFO at PATH for S seconds (a writer
+ *                        outside the tree writes slowly)
+ *
  *   phasework hog GO STOP
  *     for the processes outside the tree: pinned to CPU 0, waits for GO,
  *     then computes until STOP exists. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,6 +70,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -495,6 +512,127 @@ static void phase_decode(double s, int n, uint64_t *results)
 		;
 }
 
+/* reads of 128 KiB through the page cache, in order, round again */
+static void cached_reads(const char *file, int64_t end, uint64_t *reads, uint64_t *bytes)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(file);
+	static char buf[128 * 1024];
+	while (mono_ns() < end) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0)
+			die("read");
+		if (n == 0 && lseek(fd, 0, SEEK_SET) < 0)
+			die("lseek");
+		*reads += n > 0;
+		*bytes += (uint64_t)n;
+	}
+	close(fd);
+}
+
+static void receive(int port, int64_t end, uint64_t *bytes)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0)
+		die("connect");
+	static char buf[64 * 1024];
+	struct timeval tick = {0, 100000}; /* to look at the time when nothing comes */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof(tick));
+	while (mono_ns() < end) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n > 0)
+			*bytes += (uint64_t)n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+	}
+	close(fd);
+}
+
+static pthread_mutex_t one_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct lock_job {
+	int64_t end;
+	uint64_t taken;
+};
+
+static void *lock_worker(void *arg)
+{
+	struct lock_job *job = arg;
+	while (mono_ns() < job->end) {
+		pthread_mutex_lock(&one_lock);
+		struct timespec t = {0, 10000000};
+		nanosleep(&t, NULL);
+		job->taken++;
+		pthread_mutex_unlock(&one_lock);
+	}
+	return NULL;
+}
+
+static uint64_t contend(int n, int64_t end)
+{
+	pthread_t t[64];
+	struct lock_job job[64];
+	n = n > 64 ? 64 : n;
+	for (int i = 0; i < n; i++) {
+		job[i] = (struct lock_job){end, 0};
+		if (pthread_create(&t[i], NULL, lock_worker, &job[i]))
+			die("pthread_create");
+	}
+	uint64_t taken = 0;
+	for (int i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		taken += job[i].taken;
+	}
+	return taken;
+}
+
+static void *child_waiter(void *arg)
+{
+	siginfo_t info;
+	waitid(P_PID, (id_t)(intptr_t)arg, &info, WEXITED | WNOWAIT);
+	return NULL;
+}
+
+/* a child asleep, n threads waiting for it */
+static void wait_child(double s, int n)
+{
+	pid_t child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+		while (nanosleep(&t, &t) < 0)
+			;
+		_exit(0);
+	}
+	pthread_t t[64];
+	n = n > 64 ? 64 : n;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, child_waiter, (void *)(intptr_t)child))
+			die("pthread_create");
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	waitpid(child, NULL, 0);
+}
+
+static void fifo_reads(const char *path, int64_t end, uint64_t *bytes)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	char buf[4096];
+	while (mono_ns() < end) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		*bytes += (uint64_t)n;
+	}
+	close(fd);
+}
+
 static void run_phase(char *spec)
 {
 	char *arg[6] = {0};
@@ -585,6 +723,26 @@ static void run_phase(char *spec)
 		uint64_t chunks = 0;
 		churn(atoll(arg[2]) * MIB, atoll(arg[3]), end_after(seconds_of(arg[1])), &chunks);
 		snprintf(more, sizeof(more), "\"chunks\": %llu", (unsigned long long)chunks);
+	} else if (!strcmp(name, "read") && n == 3) {
+		uint64_t reads = 0, bytes = 0;
+		cached_reads(arg[2], end_after(seconds_of(arg[1])), &reads, &bytes);
+		snprintf(more, sizeof(more), "\"reads\": %llu, \"bytes\": %llu", (unsigned long long)reads,
+			 (unsigned long long)bytes);
+	} else if (!strcmp(name, "recv") && n == 3) {
+		uint64_t bytes = 0;
+		receive(atoi(arg[2]), end_after(seconds_of(arg[1])), &bytes);
+		snprintf(more, sizeof(more), "\"bytes\": %llu", (unsigned long long)bytes);
+	} else if (!strcmp(name, "lock") && n == 3) {
+		uint64_t taken = contend(atoi(arg[2]), end_after(seconds_of(arg[1])));
+		snprintf(more, sizeof(more), "\"threads\": %d, \"taken\": %llu", atoi(arg[2]),
+			 (unsigned long long)taken);
+	} else if (!strcmp(name, "child") && n == 3) {
+		wait_child(seconds_of(arg[1]), atoi(arg[2]));
+		snprintf(more, sizeof(more), "\"threads\": %d", atoi(arg[2]));
+	} else if (!strcmp(name, "fifo") && n == 3) {
+		uint64_t bytes = 0;
+		fifo_reads(arg[2], end_after(seconds_of(arg[1])), &bytes);
+		snprintf(more, sizeof(more), "\"bytes\": %llu", (unsigned long long)bytes);
 	} else {
 		fprintf(stderr, "phasework: unknown phase %s (see the top of phasework.c)\n", name);
 		exit(2);
