@@ -13,6 +13,7 @@ extern const struct collector_ops taskstats_ops;
 extern const struct collector_ops cgroup_ops;
 extern const struct collector_ops gpu_ops;
 extern const struct collector_ops waits_ops;
+extern const struct collector_ops offcpu_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
@@ -24,6 +25,7 @@ const struct collector_ops *const collector_registry[] = {
 	&cgroup_ops,
 	&gpu_ops,
 	&waits_ops,
+	&offcpu_ops,
 	NULL,
 };
 

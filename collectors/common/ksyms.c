@@ -132,3 +132,15 @@ bool ksyms_in_scheduler(const struct ksyms *k, uint64_t addr)
 			return true;
 	return false;
 }
+
+size_t ksyms_past_scheduler(const struct ksyms *k, const uint64_t *frames, size_t n)
+{
+	size_t i = 0;
+	while (i < n && !ksyms_in_scheduler(k, frames[i]))
+		i++;
+	if (i == n)
+		return 0;
+	while (i < n && ksyms_in_scheduler(k, frames[i]))
+		i++;
+	return i;
+}

@@ -30,5 +30,11 @@ void ksyms_free(struct ksyms *k);
 const char *ksyms_name(const struct ksyms *k, uint64_t addr);
 /* Whether addr is in the scheduler's (or the locks', or idle's) text. */
 bool ksyms_in_scheduler(const struct ksyms *k, uint64_t addr);
+/* The first of a sleeping task's n frames (innermost first) past the
+ * scheduler's: what /proc/TID/wchan names. A stack taken in a tracepoint
+ * begins with the tracing's frames, then the scheduler's; one taken of a
+ * task that sleeps, with the scheduler's. n when none is past them; 0
+ * when none is the scheduler's. */
+size_t ksyms_past_scheduler(const struct ksyms *k, const uint64_t *frames, size_t n);
 
 #endif

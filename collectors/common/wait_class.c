@@ -60,6 +60,7 @@ static const struct fn_rule fn_rules[] = {
 	 * mem_cgroup_handle_over_high sleeps in schedule_timeout_killable),
 	 * reclaim's throttles, a swap-in */
 	{"mem_cgroup_handle_over_high", FN_PAGING},
+	{"__mem_cgroup_handle_over_high", FN_PAGING}, /* 6.18 */
 	{"throttle_direct_reclaim", FN_PAGING},
 	{"reclaim_throttle", FN_PAGING},     /* 5.16+ */
 	{"congestion_wait", FN_PAGING},      /* 5.10: reclaim waiting on writeback */
@@ -96,6 +97,13 @@ static const struct fn_rule fn_rules[] = {
 	{"ceph_mdsc_do_request", FN_REMOTE},
 	{"ceph_osdc_wait_request", FN_REMOTE},
 	{"wait_request_timeout", FN_REMOTE},
+	{"ceph_mdsc_wait_request", FN_REMOTE},
+	{"wait_for_free_credits", FN_REMOTE}, /* smb's credits */
+	{"p9_virtio_request", FN_REMOTE},
+	/* netfs (6.x: cifs, 9p, ceph, afs read through it) */
+	{"netfs_wait_for_read", FN_REMOTE},
+	{"netfs_wait_for_write", FN_REMOTE},
+	{"netfs_wait_for_in_progress", FN_REMOTE},
 	/* a page, buffer or bio: block I/O of a local file system, or a page
 	 * of a FUSE or network file, or under a fault a swap-in or a mapped
 	 * file's page */
@@ -109,6 +117,7 @@ static const struct fn_rule fn_rules[] = {
 	{"wait_on_page_writeback", FN_PAGE},
 	{"folio_wait_stable", FN_PAGE},
 	{"__wait_on_buffer", FN_PAGE},
+	{"__lock_buffer", FN_PAGE},
 	{"out_of_line_wait_on_bit", FN_PAGE},
 	{"__wait_on_bit", FN_PAGE},
 	{"submit_bio_wait", FN_PAGE},
@@ -123,6 +132,10 @@ static const struct fn_rule fn_rules[] = {
 	{"wb_wait_for_completion", FN_PAGE},
 	{"jbd2_log_wait_commit", FN_PAGE},   /* ext4's journal */
 	{"wait_transaction_locked", FN_PAGE},
+	{"wait_transaction_switching", FN_PAGE},
+	{"jbd2_journal_wait_updates", FN_PAGE},
+	{"start_this_handle", FN_PAGE},
+	{"rq_qos_wait", FN_PAGE},            /* writeback throttling (wbt) */
 	{"jbd2_journal_commit_transaction", FN_PAGE},
 	{"add_transaction_credits", FN_PAGE},
 	{"__jbd2_log_wait_for_space", FN_PAGE},
@@ -133,7 +146,10 @@ static const struct fn_rule fn_rules[] = {
 	{"sk_wait_data", FN_SOCKET},
 	{"sk_stream_wait_memory", FN_SOCKET},
 	{"sk_stream_wait_connect", FN_SOCKET},
-	{"inet_csk_accept", FN_SOCKET},
+	{"inet_csk_accept", FN_SOCKET},       /* inet_csk_wait_for_connect inlined (6.18) */
+	{"inet_csk_wait_for_connect", FN_SOCKET},
+	{"__lock_sock", FN_SOCKET},
+	{"sock_alloc_send_pskb", FN_SOCKET},  /* a full send buffer (sock_wait_for_wmem inlined) */
 	{"inet_wait_for_connect", FN_SOCKET},
 	{"__skb_wait_for_more_packets", FN_SOCKET},
 	{"__skb_recv_udp", FN_SOCKET},
@@ -153,6 +169,10 @@ static const struct fn_rule fn_rules[] = {
 	{"futex_wait", FN_LOCK},
 	{"__futex_wait", FN_LOCK},
 	{"futex_lock_pi", FN_LOCK},
+	{"futex_wait_multiple", FN_LOCK},
+	{"futex_sleep_multiple", FN_LOCK},
+	{"rt_mutex_wait_proxy_lock", FN_LOCK}, /* 5.10's PI futex */
+	{"rt_mutex_schedule", FN_LOCK},       /* 6.12+ */
 	{"rt_mutex_slowlock", FN_LOCK},
 	{"locks_lock_inode_wait", FN_LOCK},
 	{"flock_lock_inode_wait", FN_LOCK},
@@ -162,6 +182,9 @@ static const struct fn_rule fn_rules[] = {
 	{"locks_lock_file_wait", FN_LOCK},
 	/* another process: pipes, local sockets, message queues, semaphores */
 	{"pipe_read", FN_IPC},
+	{"anon_pipe_read", FN_IPC},           /* 6.16+ */
+	{"anon_pipe_write", FN_IPC},
+	{"fifo_pipe_read", FN_IPC},
 	{"pipe_write", FN_IPC},
 	{"pipe_wait", FN_IPC},            /* 5.10 */
 	{"pipe_wait_readable", FN_IPC},
@@ -180,10 +203,12 @@ static const struct fn_rule fn_rules[] = {
 	{"kernel_wait4", FN_CHILD},
 	{"kernel_waitid", FN_CHILD},
 	{"wait_for_vfork_done", FN_CHILD},
+	{"kernel_clone", FN_CHILD},           /* a vfork's parent (wait_for_vfork_done inlined, 6.18) */
 	/* a sleep, a timer */
 	{"do_nanosleep", FN_SLEEP},
 	{"hrtimer_nanosleep", FN_SLEEP},
 	{"common_nsleep", FN_SLEEP},
+	{"do_cpu_nanosleep", FN_SLEEP},
 	{"sigsuspend", FN_SLEEP},
 	{"__x64_sys_pause", FN_SLEEP},
 	{"__do_sys_pause", FN_SLEEP},
@@ -191,6 +216,36 @@ static const struct fn_rule fn_rules[] = {
 	{"timerfd_read", FN_SLEEP},
 	{"timerfd_read_iter", FN_SLEEP},
 };
+
+/* What get_wchan() skips, named (the scheduler's and the sleeping locks'
+ * __sched functions): a stack read as text (/proc/TID/stack, where wchan
+ * says 0: 5.10's frame-pointer walk fails under the ORC unwinder) is read
+ * from the first frame that is none of these. */
+static const char *const scheduler_fns[] = {
+	"__schedule", "schedule", "schedule_timeout", "schedule_timeout_interruptible",
+	"schedule_timeout_killable", "schedule_timeout_uninterruptible", "schedule_timeout_idle",
+	"schedule_hrtimeout", "schedule_hrtimeout_range", "schedule_hrtimeout_range_clock",
+	"schedule_preempt_disabled", "preempt_schedule", "preempt_schedule_common", "io_schedule",
+	"io_schedule_timeout", "__wait_on_bit", "__wait_on_bit_lock", "out_of_line_wait_on_bit",
+	"out_of_line_wait_on_bit_lock", "out_of_line_wait_on_bit_timeout", "bit_wait", "bit_wait_io",
+	"bit_wait_timeout", "wait_for_completion", "wait_for_completion_io",
+	"wait_for_completion_killable", "wait_for_completion_interruptible",
+	"wait_for_completion_timeout", "wait_for_completion_state", "__wait_for_common",
+	"wait_for_common", "wait_for_common_io", "do_nanosleep", "__mutex_lock", "mutex_lock",
+	"__mutex_lock_slowpath", "mutex_lock_interruptible", "mutex_lock_killable", "__down",
+	"__down_common", "__down_interruptible", "__down_killable", "__down_timeout", "down",
+	"rwsem_down_read_slowpath", "rwsem_down_write_slowpath", "__rt_mutex_slowlock",
+	"rt_mutex_slowlock", "rt_mutex_slowlock_block", NULL,
+};
+
+bool wait_fn_is_scheduler(const char *fn)
+{
+	size_t len = strcspn(fn, ".");
+	for (const char *const *s = scheduler_fns; *s; s++)
+		if (strlen(*s) == len && !strncmp(fn, *s, len))
+			return true;
+	return false;
+}
 
 static enum fn_says fn_says(const char *fn)
 {

@@ -88,6 +88,10 @@ struct wait_obs {
 
 enum wait_class wait_classify(const struct wait_obs *o);
 
+/* Whether fn is one get_wchan() skips (the scheduler's, a sleeping lock's
+ * slow path): for a stack read as names. */
+bool wait_fn_is_scheduler(const char *fn);
+
 /* Whether the call's descriptors are what the rules look at: the call
  * takes one in its first argument (fd_arg: which), or a set (a poll,
  * select or epoll_wait: *set, the kind, below). */

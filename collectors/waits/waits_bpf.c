@@ -113,9 +113,7 @@ static enum wait_class classify(struct wb_state *b, const struct waits_bpf_threa
 	*mount = -1;
 	fn[0] = '\0';
 	uint32_t n = t->nframes < WAIT_FRAMES ? t->nframes : WAIT_FRAMES;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!o.fn && ksyms_in_scheduler(&b->ksyms, frames[i]))
-			continue;
+	for (uint32_t i = (uint32_t)ksyms_past_scheduler(&b->ksyms, frames, n); i < n; i++) {
 		const char *name = ksyms_name(&b->ksyms, frames[i]);
 		if (!name)
 			continue;

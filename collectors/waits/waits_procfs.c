@@ -160,20 +160,23 @@ static long read_call(pid_t tid, unsigned long args[6])
 	return nr;
 }
 
-/* /proc/TID/stack's frames: "[<0>] folio_wait_bit_common+0x.../0x...". */
-static size_t read_stack(pid_t tid, char names[WAIT_STACK_MAX][48])
+/* /proc/TID/stack's frames ("[<0>] folio_wait_bit_common+0x.../0x..."),
+ * from the first outside the scheduler's: how many. */
+static size_t read_stack(pid_t tid, char names[WAIT_STACK_MAX + 1][48])
 {
-	char buf[2048];
+	char buf[4096];
 	if (read_once(tid, "stack", buf, sizeof(buf)) <= 0)
 		return 0;
 	size_t n = 0;
-	for (char *line = buf; line && *line && n < WAIT_STACK_MAX; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+	for (char *line = buf; line && *line && n <= WAIT_STACK_MAX; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		char *name = strchr(line, ']');
 		if (!name)
 			break;
 		name += name[1] == ' ' ? 2 : 1;
 		size_t len = strcspn(name, "+\n ");
-		snprintf(names[n++], 48, "%.*s", (int)len, name);
+		snprintf(names[n], 48, "%.*s", (int)len, name);
+		if (n || !wait_fn_is_scheduler(names[n]))
+			n++;
 	}
 	return n;
 }
@@ -182,7 +185,7 @@ static enum wait_class classify(struct waits_procfs *p, const struct wait_thread
 				char fn[48], int *mount)
 {
 	struct wait_obs o = {.state = s->state, .flags = s->flags};
-	char buf[128], frames[WAIT_STACK_MAX][48];
+	char buf[128], frames[WAIT_STACK_MAX + 1][48];
 	*mount = -1;
 	fn[0] = '\0';
 	if (read_once(th->tid, "wchan", buf, sizeof(buf)) > 0 && strcmp(buf, "0")) {
@@ -200,11 +203,17 @@ static enum wait_class classify(struct waits_procfs *p, const struct wait_thread
 			o.daemon_in_tree = d && pidmap_get(&p->tgids, d);
 		}
 	}
-	/* a fault's wait: whose page (swap, a mapped file), from the stack */
-	if (p->stack_readable && s->state == 'D' && o.call == WAIT_NO_CALL) {
-		o.nstack = read_stack(th->tid, frames);
-		for (size_t i = 0; i < o.nstack; i++)
-			o.stack[i] = frames[i];
+	/* the stack, where the function alone does not decide: a fault's
+	 * wait (a swap-in, or a mapped file's page), or no wchan (5.10's walk
+	 * fails under the ORC unwinder) */
+	if (p->stack_readable && ((s->state == 'D' && o.call == WAIT_NO_CALL) || !o.fn)) {
+		size_t n = read_stack(th->tid, frames);
+		if (n && !o.fn) {
+			snprintf(fn, 48, "%s", frames[0]);
+			o.fn = fn;
+		}
+		for (size_t i = 1; i < n; i++)
+			o.stack[o.nstack++] = frames[i];
 	}
 	return wait_classify(&o);
 }

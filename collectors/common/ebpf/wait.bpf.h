@@ -89,19 +89,9 @@ enum {
 #define WAIT_AF_INET 2
 #define WAIT_AF_INET6 10
 
-/* What descriptor fd of t is: a kind, and its file system's device. */
-static __always_inline void wait_fd_kind(struct task_struct *t, unsigned long fd, __u32 *kind, __u32 *dev)
+/* What an open file is: a kind, and its file system's device. */
+static __always_inline void wait_file_kind(struct file___w *f, __u32 *kind, __u32 *dev)
 {
-	*kind = WAIT_LAYOUT_FD_NONE;
-	*dev = 0;
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
-		return;
-	struct file **slots = BPF_CORE_READ(fdt, fd);
-	struct file___w *f = 0;
-	bpf_probe_read_kernel(&f, sizeof(f), &slots[fd]);
-	if (!f)
-		return;
 	struct inode *inode = BPF_CORE_READ(f, f_inode);
 	unsigned int mode = BPF_CORE_READ(inode, i_mode) & KERNEL_S_IFMT;
 	struct super_block___w *sb = (void *)BPF_CORE_READ(inode, i_sb);
@@ -118,11 +108,33 @@ static __always_inline void wait_fd_kind(struct task_struct *t, unsigned long fd
 	} else if (magic == WAIT_NFS_MAGIC || magic == WAIT_CIFS_MAGIC || magic == WAIT_SMB2_MAGIC ||
 		   magic == WAIT_V9FS_MAGIC || magic == WAIT_CEPH_MAGIC || magic == WAIT_AFS_MAGIC) {
 		*kind = WAIT_K_REMOTE;
-	} else if (mode == WAIT_S_IFCHR || !BPF_CORE_READ(sb, s_dev)) {
+	} else if (mode == WAIT_S_IFCHR || !*dev) {
 		*kind = WAIT_K_OTHER;
 	} else {
 		*kind = WAIT_K_FILE;
 	}
+}
+
+/* The open file behind descriptor fd of t, or NULL. */
+static __always_inline struct file___w *wait_fd_file(struct task_struct *t, unsigned long fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	struct file **slots = BPF_CORE_READ(fdt, fd);
+	struct file___w *f = 0;
+	bpf_probe_read_kernel(&f, sizeof(f), &slots[fd]);
+	return f;
+}
+
+/* What descriptor fd of t is: a kind, and its file system's device. */
+static __always_inline void wait_fd_kind(struct task_struct *t, unsigned long fd, __u32 *kind, __u32 *dev)
+{
+	*kind = WAIT_LAYOUT_FD_NONE;
+	*dev = 0;
+	struct file___w *f = wait_fd_file(t, fd);
+	if (f)
+		wait_file_kind(f, kind, dev);
 }
 
 /* t's call as its pt_regs hold it while it is in the kernel (not for a
