@@ -12,6 +12,11 @@
 # runs it for FUZZ_CHECK_SECONDS).
 
 BUILD ?= build
+# absolute, whoever names it how: the compiler's dependency files name
+# their object as the rule did, and a file written for build/x.o is no
+# rule for /abs/build/x.o (tests/e2e/install.sh calls make with an
+# absolute BUILD; a header changed after it then rebuilt nothing)
+override BUILD := $(abspath $(BUILD))
 CC ?= cc
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -MMD -MP

@@ -13,8 +13,15 @@
 #include "numfmt.h"
 
 const char *const verdict_label_names[V_LABELS] = {
-	[V_CPU] = "cpu",   [V_CPU_WAIT] = "cpu_wait", [V_DISK] = "disk",  [V_MEMORY] = "memory",
-	[V_GPU] = "gpu",   [V_GPU_COPY] = "gpu_copy", [V_IDLE] = "idle",
+	[V_CPU] = "cpu",   [V_CPU_WAIT] = "cpu_wait", [V_DISK] = "disk",       [V_MEMORY] = "memory",
+	[V_GPU] = "gpu",   [V_GPU_COPY] = "gpu_copy", [V_NETWORK] = "network", [V_IDLE] = "idle",
+};
+
+const char *const verdict_wait_fields[VW_COUNT] = {
+	[VW_RUNNING] = "running_ns", [VW_RUNNABLE] = "runnable_ns", [VW_DISK] = "disk_ns",
+	[VW_PAGING] = "paging_ns",   [VW_NETWORK] = "network_ns",   [VW_REMOTE_FS] = "remote_fs_ns",
+	[VW_FUSE] = "fuse_ns",       [VW_LOCK] = "lock_ns",         [VW_IPC] = "ipc_ns",
+	[VW_CHILD] = "child_ns",     [VW_SLEEP] = "sleep_ns",       [VW_OTHER] = "other_ns",
 };
 
 /* ---- every threshold of the verdict, with where its value came from ------ */
@@ -101,7 +108,7 @@ const long long verdict_high_reach_ns = 2 * NS_PER_S;
 
 /* Ties go to the first of these: the more specific resource. */
 const enum verdict_label verdict_tie_order[V_LABELS] = {V_GPU, V_GPU_COPY, V_MEMORY, V_DISK,
-							V_CPU_WAIT, V_CPU, V_IDLE};
+							V_NETWORK, V_CPU_WAIT, V_CPU, V_IDLE};
 
 enum verdict_label verdict_largest(const double amount[V_LABELS])
 {
@@ -154,13 +161,32 @@ static double swap_share(const struct verdict_in *in)
 /* The host's time by bucket, in ns of thread time (see verdict.h). */
 struct host_time {
 	double user, self_wait, other_wait, quota_wait, disk, page_wait, page_cpu, kernel_paging;
+	double network; /* sockets, a network file system, a FUSE daemon: the waits source's */
 	double high_sleep; /* memory.high's penalty, in page_wait */
 };
+
+/* Whether the waits source gave the window: then its classes, taken at
+ * the time the threads were in them, decide the host's buckets. */
+static bool have_waits(const struct verdict_in *in)
+{
+	return !isnan(in->waits[VW_RUNNING]);
+}
 
 static void host_time(const struct verdict_in *in, struct host_time *h)
 {
 	double W = in->window_ns;
 	double run = nz(in->run_ns), cd = nz(in->cpu_delay_ns), blk = nz(in->blkio_ns);
+	h->network = 0;
+	if (have_waits(in)) {
+		/* each thread's time where it was: CPU and the run queue the
+		 * scheduler's own counts, the rest sampled where it waited;
+		 * a network file system's page wait is the network's, never
+		 * the disk's (taskstats counts it as block I/O) */
+		run = nz(in->waits[VW_RUNNING]);
+		cd = nz(in->waits[VW_RUNNABLE]);
+		blk = nz(in->waits[VW_DISK]);
+		h->network = nz(in->waits[VW_NETWORK]) + nz(in->waits[VW_REMOTE_FS]) + nz(in->waits[VW_FUSE]);
+	}
 	/* Where the tree's threads give no delays (kernel.task_delayacct was
 	 * off when they started), the cgroup's own pressure stands in. */
 	if (isnan(in->cpu_delay_ns))
@@ -183,7 +209,10 @@ static void host_time(const struct verdict_in *in, struct host_time *h)
 	 * 0.6 ms a swap-in in the kernel matrix's guests on 6.1). Before 5.17
 	 * swap-in and block I/O are apart (verdict_swap_waits_in_blkio). */
 	double in_blk;
-	if (in->swap_in_blkio) {
+	if (have_waits(in)) { /* apart already: a wait is where the thread was */
+		in_blk = 0;
+		h->page_wait = nz(in->waits[VW_PAGING]);
+	} else if (in->swap_in_blkio) {
 		in_blk = min2(blk, (blk - min2(blk, thr)) * swap_share(in) + thr);
 		h->page_wait = max2(in_blk, max2(swp, thr));
 	} else {
@@ -209,7 +238,7 @@ static void host_time(const struct verdict_in *in, struct host_time *h)
 	 * task of it stalled on memory. What of that the delays do not hold
 	 * is the sleep, paging's. */
 	h->high_sleep = 0;
-	if (nz(in->high_recent) > 0 && !isnan(in->memory_some_ns))
+	if (!have_waits(in) && nz(in->high_recent) > 0 && !isnan(in->memory_some_ns))
 		h->high_sleep = max2(0, in->memory_some_ns - (h->page_wait + h->page_cpu));
 	h->page_wait += h->high_sleep;
 
@@ -243,7 +272,8 @@ void verdict_decide(const struct verdict_in *in, struct verdict_out *out)
 	host[V_CPU_WAIT] = h.other_wait + h.quota_wait;
 	host[V_DISK] = h.disk;
 	host[V_MEMORY] = h.page_wait + h.kernel_paging;
-	double active = host[V_CPU] + host[V_CPU_WAIT] + host[V_DISK] + host[V_MEMORY];
+	host[V_NETWORK] = h.network;
+	double active = host[V_CPU] + host[V_CPU_WAIT] + host[V_DISK] + host[V_MEMORY] + host[V_NETWORK];
 	double D = max2(w.window_ns, active);
 
 	/* the GPU's share of the window first, the host's buckets the rest */
@@ -419,6 +449,88 @@ static void cpu_wait_evidence(struct line *l, const struct verdict_in *in, const
 		put(l, "; PSI cpu some %s", pct(a, in->cpu_some_ns / W));
 }
 
+/* The waits' classes named in evidence, and words for them */
+static const struct {
+	enum verdict_wait w;
+	const char *words;
+} network_parts[] = {
+	{VW_FUSE, "a FUSE daemon"}, {VW_REMOTE_FS, "a network file system"}, {VW_NETWORK, "sockets"},
+}, idle_parts[] = {
+	{VW_LOCK, "on a lock"}, {VW_CHILD, "on a child"}, {VW_IPC, "on another process (a pipe, a local socket)"},
+	{VW_SLEEP, "asleep"}, {VW_OTHER, "elsewhere"},
+};
+
+/* "; offcpu (exact): ..." the same classes, where the oracle ran: of the
+ * window, or with threads of its threads' time */
+static void offcpu_figures(struct line *l, const struct verdict_in *in, const enum verdict_wait *w, size_t n,
+			   bool threads)
+{
+	char a[16];
+	if (isnan(in->offcpu[VW_RUNNING]))
+		return;
+	double base = in->window_ns;
+	if (threads) {
+		base = 0;
+		for (int c = 0; c < VW_COUNT; c++)
+			base += nz(in->offcpu[c]);
+	}
+	const char *sep = threads ? "; offcpu (exact), of its threads' time: " : "; offcpu (exact): ";
+	for (size_t i = 0; base > 0 && i < n; i++) {
+		if (nz(in->offcpu[w[i]]) < MENTION * base)
+			continue;
+		put(l, "%s%s %s", sep, verdict_wait_fields[w[i]], pct(a, nz(in->offcpu[w[i]]) / base));
+		sep = ", ";
+	}
+}
+
+static void network_evidence(struct line *l, const struct verdict_in *in, const struct host_time *h)
+{
+	double W = in->window_ns;
+	char a[16];
+	put(l, "waiting on the network %s of the time", pct(a, h->network / W));
+	if (h->network > W * 1.05)
+		put(l, " (summed over its threads)");
+	const char *sep = ": ";
+	for (size_t i = 0; i < sizeof(network_parts) / sizeof(network_parts[0]); i++) {
+		double v = nz(in->waits[network_parts[i].w]);
+		if (v < MENTION * W)
+			continue;
+		put(l, "%s%s %s", sep, network_parts[i].words, pct(a, v / W));
+		sep = ", ";
+		if (network_parts[i].w != VW_NETWORK && in->mount && in->mount_ns > 0 &&
+		    (network_parts[i].w == VW_FUSE) == (strncmp(in->mount_what, "fuse", 4) == 0))
+			put(l, " (%s: %s)", in->mount, in->mount_what);
+	}
+	enum verdict_wait w[] = {VW_NETWORK, VW_REMOTE_FS, VW_FUSE};
+	offcpu_figures(l, in, w, 3, false);
+}
+
+/* What an idle tree waited on, from the waits, as shares of its threads'
+ * time: "of its 17 threads' time, 94 % on a lock, 6 % asleep". */
+static void idle_evidence(struct line *l, const struct verdict_in *in, const struct host_time *h)
+{
+	double W = in->window_ns;
+	char a[16], b[16];
+	put(l, "neither running nor waiting on a resource: running %s, waiting %s of the time",
+	    pct(a, nz(in->waits[VW_RUNNING]) / W),
+	    pct(b, (h->self_wait + h->other_wait + h->quota_wait + h->disk + h->page_wait + h->network) / W));
+	double threads = 0;
+	for (int c = 0; c < VW_COUNT; c++)
+		threads += nz(in->waits[c]);
+	const char *sep = "; of its threads' time, ";
+	if (!isnan(in->nthreads) && in->nthreads > 1)
+		put(l, "; of its %.0f threads' time, ", in->nthreads), sep = "";
+	for (size_t i = 0; threads > 0 && i < sizeof(idle_parts) / sizeof(idle_parts[0]); i++) {
+		double v = nz(in->waits[idle_parts[i].w]);
+		if (v < MENTION * threads)
+			continue;
+		put(l, "%s%s %s", sep, pct(a, v / threads), idle_parts[i].words);
+		sep = ", ";
+	}
+	enum verdict_wait w[] = {VW_LOCK, VW_CHILD, VW_IPC, VW_SLEEP};
+	offcpu_figures(l, in, w, 4, true);
+}
+
 static void gpu_figures(struct line *l, const struct verdict_in *in)
 {
 	char a[16], b[32], c[32];
@@ -463,8 +575,15 @@ void verdict_evidence(const struct verdict_in *in, const struct verdict_out *out
 		put(&l, "copying between host and GPU %s of the time: ", pct(a, out->share[V_GPU_COPY]));
 		gpu_figures(&l, &w);
 		break;
+	case V_NETWORK:
+		network_evidence(&l, &w, &h);
+		break;
 	case V_IDLE:
 	default:
+		if (have_waits(&w)) {
+			idle_evidence(&l, &w, &h);
+			break;
+		}
 		put(&l, "neither running nor waiting: running %s, waiting %s of the time (asleep, or "
 			"waiting on what iopsample does not measure: the network, a lock, a timer, "
 			"another process)",
@@ -515,7 +634,11 @@ static const size_t summed[] = {
 	FIELD(cpu_some_ns), FIELD(io_some_ns), FIELD(memory_some_ns),
 	FIELD(majfaults), FIELD(disk_read_bytes), FIELD(disk_read_ops), FIELD(disk_write_bytes),
 	FIELD(disk_write_ops), FIELD(bio_read_bytes), FIELD(bio_read_ops), FIELD(bio_write_bytes),
-	FIELD(bio_write_ops),
+	FIELD(bio_write_ops), FIELD(mount_ns),
+#define W(i) FIELD(waits[i]), FIELD(offcpu[i])
+	W(VW_RUNNING), W(VW_RUNNABLE), W(VW_DISK), W(VW_PAGING), W(VW_NETWORK), W(VW_REMOTE_FS),
+	W(VW_FUSE), W(VW_LOCK), W(VW_IPC), W(VW_CHILD), W(VW_SLEEP), W(VW_OTHER),
+#undef W
 };
 /* ... the mean over time of (shares of time and rates) */
 static const size_t averaged[] = {FIELD(disk_util), FIELD(gpu_busy), FIELD(pcie_h2d), FIELD(pcie_d2h)};
@@ -549,6 +672,10 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
 		a->tree_cpus = b->tree_cpus;
 	if (isnan(a->high_recent) || b->high_recent > a->high_recent)
 		a->high_recent = b->high_recent;
+	if (b->mount && (!a->mount || !strcmp(a->mount, b->mount))) {
+		a->mount = b->mount;
+		a->mount_what = b->mount_what;
+	}
 	if (!a->quota_ancestor) {
 		a->quota_ancestor = b->quota_ancestor;
 		a->quota_ancestor_cpus = b->quota_ancestor_cpus;

@@ -23,7 +23,10 @@
  *             reclaim and compaction, and the kernel's CPU time while it pages
  *   gpu       a GPU the tree uses ran a kernel
  *   gpu_copy  PCIe carried the tree's GPU a copy's worth, no kernel running
- *   idle      none of these: asleep, or waiting on what nothing here measures
+ *   network   waiting on sockets, a network file system or a FUSE daemon
+ *             (the waits source's; without it this is never measured)
+ *   idle      none of these: asleep, or waiting on its own threads and
+ *             children, or on what nothing here measures
  *
  * Thread time is summed over the tree, so it can exceed the window: the
  * host's buckets are divided by the larger of the window and their sum, and
@@ -36,7 +39,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum verdict_label { V_CPU, V_CPU_WAIT, V_DISK, V_MEMORY, V_GPU, V_GPU_COPY, V_IDLE, V_LABELS };
+enum verdict_label { V_CPU, V_CPU_WAIT, V_DISK, V_MEMORY, V_GPU, V_GPU_COPY, V_NETWORK, V_IDLE, V_LABELS };
+
+/* The waits (and offcpu) source's classes, in its rows' order
+ * (collectors/common/wait_class.h) */
+enum verdict_wait { VW_RUNNING, VW_RUNNABLE, VW_DISK, VW_PAGING, VW_NETWORK, VW_REMOTE_FS, VW_FUSE,
+		    VW_LOCK, VW_IPC, VW_CHILD, VW_SLEEP, VW_OTHER, VW_COUNT };
+/* their row fields: "running_ns", ... */
+extern const char *const verdict_wait_fields[VW_COUNT];
 
 /* "cpu", "cpu_wait", ... by label */
 extern const char *const verdict_label_names[V_LABELS];
@@ -117,8 +127,17 @@ struct verdict_in {
 	double pcie_link;       /* its link's raw rate, bytes/s */
 	int pcie_gen, pcie_width;
 
+	/* waits: where the tree's threads were, at the time (NAN: no waits
+	 * row); where it ran it decides the host's buckets in taskstats' stead */
+	double waits[VW_COUNT];
+	/* ... the FUSE or network mount waited on most, and its time */
+	const char *mount;      /* its mount point, or NULL */
+	const char *mount_what; /* "nfs4, server 10.0.2.2:/srv", "fuse, daemon python3 (pid 12)" */
+	double mount_ns;
+
 	/* oracle sources: evidence only, never the label */
 	double bio_read_bytes, bio_read_ops, bio_write_bytes, bio_write_ops; /* block_io, the tree's */
+	double offcpu[VW_COUNT]; /* offcpu: the same as waits, exact */
 };
 
 struct verdict_out {

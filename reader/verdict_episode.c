@@ -48,11 +48,15 @@ static int note_cannot_tell(struct verdict_episode *v, const bool read[VS_COUNT]
 		const char *labels[5];
 		const char *why;
 	} notes[] = {
-		{!read[VS_TASKSTATS] && !psi,
+		{!read[VS_WAITS],
+		 {"network", "idle", "disk"},
+		 "without waits, a tree waiting on the network, a FUSE daemon, a lock, another process or "
+		 "a child reads as idle, and a network file system's page waits as disk"},
+		{!read[VS_TASKSTATS] && !read[VS_WAITS] && !psi,
 		 {"cpu_wait", "disk", "memory", "idle"},
 		 "without taskstats, and no pressure (PSI) of the episode's own cgroup, a tree waiting "
 		 "for a CPU, the disk or memory reads as idle"},
-		{!read[VS_TASKSTATS] && psi,
+		{!read[VS_TASKSTATS] && !read[VS_WAITS] && psi,
 		 {"cpu", "cpu_wait"},
 		 "without taskstats, the cgroup's pressure (PSI) counts wall time, not each thread's: a "
 		 "tree queueing for CPUs behind its own threads reads as cpu_wait"},
@@ -123,10 +127,10 @@ static int choose_sources(struct verdict_episode *v, const struct jschema_set *s
 		if (!json_object_get(v->sources, verdict_source_names[i]))
 			json_object_set_new(v->sources, verdict_source_names[i],
 					    json_pack("{s:s}", "status", "not in the episode"));
-	if (!src[VS_TASKSTATS].file && !src[VS_CGROUP].file) {
+	if (!src[VS_TASKSTATS].file && !src[VS_CGROUP].file && !src[VS_WAITS].file) {
 		snprintf(v->refusal, sizeof(v->refusal),
-			 "the episode has no taskstats or cgroup rows%s (taskstats decides where the "
-			 "tree's time went: add it to the episode's sources)",
+			 "the episode has no taskstats, cgroup or waits rows%s (taskstats and waits decide "
+			 "where the tree's time went: add them to the episode's sources)",
 			 o->deployable_only ? " from a deployable source" : "");
 		if (!o->quiet_refusal)
 			log_error("%s: no verdict: %s", v->dir, v->refusal);

@@ -25,7 +25,7 @@
 
 const char *const verdict_source_names[VS_COUNT] = {
 	[VS_TASKSTATS] = "taskstats", [VS_CGROUP] = "cgroup", [VS_DISKSTATS] = "diskstats",
-	[VS_GPU] = "gpu", [VS_BLOCK_IO] = "block_io",
+	[VS_GPU] = "gpu", [VS_BLOCK_IO] = "block_io", [VS_WAITS] = "waits", [VS_OFFCPU] = "offcpu",
 };
 
 const char *const verdict_source_roles[VS_COUNT] = {
@@ -37,11 +37,14 @@ const char *const verdict_source_roles[VS_COUNT] = {
 			 "held before them)",
 	[VS_GPU] = "decides gpu and gpu_copy: the tree's GPUs' utilization and PCIe bytes",
 	[VS_BLOCK_IO] = "evidence only (an oracle): the tree's own block requests",
+	[VS_WAITS] = "decides network, and cpu, cpu_wait, disk, memory and idle in taskstats' stead: "
+		     "where the tree's threads were, at the time, and on what they waited",
+	[VS_OFFCPU] = "evidence only (an oracle): the same as waits, exact",
 };
 
 bool verdict_source_decides(enum verdict_source s)
 {
-	return s == VS_TASKSTATS || s == VS_CGROUP || s == VS_GPU;
+	return s == VS_TASKSTATS || s == VS_CGROUP || s == VS_GPU || s == VS_WAITS;
 }
 
 /* ---- which leaves are read of each source ------------------------------------ */
@@ -76,6 +79,9 @@ enum { G_UTIL, G_RX, G_TX, G_PROCS, G_COUNT };
 
 static const char *const block_io_leaves[] = {"read_bytes", "read_ops", "write_bytes", "write_ops"};
 
+/* waits' and offcpu's: their classes (verdict_wait_fields), nthreads, then
+ * per mount (by_mount.<point>.) its time */
+
 /* How many windows a source's thread may run ahead of the reader. */
 #define QUEUE_WINDOWS 512
 /* The queue's ends are published a batch at a time (fewer locks). */
@@ -92,7 +98,8 @@ struct gsource {
 	/* the leaves: per device for diskstats and gpu */
 	size_t nleaf, ndev;
 	char **leaf;
-	const char **dev; /* diskstats: a name; gpu: an index as text */
+	const char **dev; /* diskstats: a name; gpu: an index as text; waits: a mount point */
+	char **what;      /* waits: each mount in words ("nfs4, server ...") */
 	struct pcie {
 		int gen, width;
 		double link;
@@ -179,6 +186,33 @@ static int choose_leaves(struct gsource *s)
 		return plain_leaves(s, cgroup_leaves, C_COUNT);
 	case VS_BLOCK_IO:
 		return plain_leaves(s, block_io_leaves, 4);
+	case VS_WAITS:
+	case VS_OFFCPU: {
+		if (plain_leaves(s, verdict_wait_fields, VW_COUNT) < 0 || add_leaf(s, "nthreads") < 0)
+			return -ENOMEM;
+		const json_t *mounts = json_object_get(s->entry, "mounts");
+		s->dev = calloc(json_object_size(mounts) + 1, sizeof(*s->dev));
+		s->what = calloc(json_object_size(mounts) + 1, sizeof(*s->what));
+		if (!s->dev || !s->what)
+			return -ENOMEM;
+		const char *point;
+		json_object_foreach((json_t *)mounts, point, d) {
+			const char *type = json_string_value(json_object_get(d, "fstype"));
+			const char *server = json_string_value(json_object_get(d, "server"));
+			const char *comm = json_string_value(json_object_get(d, "daemon_comm"));
+			bool fuse = !server;
+			int r = server ? asprintf(&s->what[s->ndev], "%s, server %s", type ? type : "?", server)
+				: comm ? asprintf(&s->what[s->ndev], "%s, daemon %s (pid %lld)", type ? type : "fuse", comm,
+						  (long long)json_integer_value(json_object_get(d, "daemon_pid")))
+				       : asprintf(&s->what[s->ndev], "%s", type ? type : "fuse");
+			if (r < 0)
+				return -ENOMEM;
+			s->dev[s->ndev++] = point;
+			if (add_leaf(s, "by_mount.%s.%s", point, fuse ? "fuse_ns" : "remote_fs_ns") < 0)
+				return -ENOMEM;
+		}
+		return 0;
+	}
 	case VS_DISKSTATS:
 		s->dev = calloc(json_array_size(json_object_get(s->entry, "devices")) + 1, sizeof(*s->dev));
 		if (!s->dev)
@@ -503,6 +537,24 @@ static void fill_gpu(struct verdict_in *in, const struct gsource *s, const doubl
 		in->gpu_busy = busy / in->gpus;
 }
 
+/* waits' or offcpu's classes into to[], and (waits) the mount waited on
+ * most. */
+static void fill_waits(struct verdict_in *in, double *to, const struct gsource *s, const double *v)
+{
+	for (int c = 0; c < VW_COUNT; c++)
+		to[c] = v ? v[c] : NAN;
+	if (!v || to != in->waits)
+		return;
+	for (size_t m = 0; m < s->ndev; m++) {
+		double ns = v[VW_COUNT + 1 + m];
+		if (!isnan(ns) && ns > 0 && !(ns <= in->mount_ns)) {
+			in->mount = s->dev[m];
+			in->mount_what = s->what[m];
+			in->mount_ns = ns;
+		}
+	}
+}
+
 /* Says once what ended s's thread early, naming the file and line. */
 static int source_failed(struct verdict_grid *g, struct gsource *s)
 {
@@ -575,6 +627,10 @@ static int take_window(struct verdict_grid *g, struct verdict_grid_window *w)
 	}
 	fill_disk(in, &g->src[VS_DISKSTATS], v[VS_DISKSTATS]);
 	fill_gpu(in, &g->src[VS_GPU], v[VS_GPU]);
+	fill_waits(in, in->waits, &g->src[VS_WAITS], v[VS_WAITS]);
+	fill_waits(in, in->offcpu, &g->src[VS_OFFCPU], v[VS_OFFCPU]);
+	if (isnan(in->nthreads) && v[VS_WAITS])
+		in->nthreads = v[VS_WAITS][VW_COUNT];
 	in->bio_read_bytes = at(bio, 0);
 	in->bio_read_ops = at(bio, 1);
 	in->bio_write_bytes = at(bio, 2);
@@ -686,6 +742,9 @@ int verdict_grid_close(struct verdict_grid *g, bool check)
 		free(s->pcie);
 		for (size_t d = 0; s->id == VS_GPU && d < s->ndev; d++)
 			free((char *)s->dev[d]);
+		for (size_t d = 0; s->what && d < s->ndev; d++)
+			free(s->what[d]);
+		free(s->what);
 		free(s->dev);
 	}
 	free(g);

@@ -106,7 +106,7 @@ static void text_head(FILE *f, const struct verdict_episode *v, bool first)
 	}
 	fprintf(f, "  %-17s %-9s", "time (s)", "verdict");
 	for (int l = 0; l < V_LABELS; l++)
-		fprintf(f, " %5.5s", l == V_CPU_WAIT ? "wait" : l == V_MEMORY ? "mem" : l == V_GPU_COPY ? "copy" : verdict_label_names[l]);
+		fprintf(f, " %5.5s", l == V_CPU_WAIT ? "wait" : l == V_MEMORY ? "mem" : l == V_GPU_COPY ? "copy" : l == V_NETWORK ? "net" : verdict_label_names[l]);
 	fprintf(f, "  evidence\n");
 }
 

@@ -318,7 +318,7 @@
   /* ---- the overview: where the time went ------------------------------- */
 
   const LABEL_COLORS = { cpu: "#1f77b4", cpu_wait: "#9467bd", disk: "#d62728", memory: "#ff7f0e",
-    gpu: "#2ca02c", gpu_copy: "#17becf", idle: "#d9d9d9" };
+    gpu: "#2ca02c", gpu_copy: "#17becf", network: "#8c564b", idle: "#d9d9d9" };
   function durationText(ns) {
     const s = ns / 1e9;
     if (s >= 60) return Math.floor(s / 60) + " min " + Math.round(s % 60) + " s";

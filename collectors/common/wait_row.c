@@ -81,7 +81,7 @@ int wait_row_open(struct wait_row *r, json_t *row, json_t *manifest, struct wait
 			if (r->entry[k] == e)
 				r->key_of[i] = (int)k;
 	}
-	r->nkeyed = fds->nmount;
+	wait_row_mounts(r, manifest, fds);
 	return 0;
 }
 
@@ -130,6 +130,23 @@ int wait_row_set(struct wait_row *r, const uint64_t ns[WC_NCLASSES], unsigned nt
 		json_object_set_new(e, "daemon_comm", m->daemon ? json_string(m->daemon_comm) : json_null());
 	}
 	return 0;
+}
+
+void wait_row_mounts(const struct wait_row *r, json_t *manifest, const struct wait_fds *fds)
+{
+	json_t *mounts = json_object();
+	for (size_t k = 0; k < r->nkeys; k++) {
+		const struct wait_mount *m = &fds->mount[r->mount_of[k]];
+		json_t *e = json_pack("{s:s}", "fstype", m->fstype);
+		if (m->kind == WFD_FUSE) {
+			json_object_set_new(e, "daemon_pid", m->daemon ? json_integer(m->daemon) : json_null());
+			json_object_set_new(e, "daemon_comm", m->daemon ? json_string(m->daemon_comm) : json_null());
+		} else {
+			json_object_set_new(e, "server", json_string(m->source));
+		}
+		json_object_set_new(mounts, m->point, e);
+	}
+	json_object_set_new(manifest, "mounts", mounts);
 }
 
 void wait_row_free(struct wait_row *r)

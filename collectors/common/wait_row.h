@@ -23,7 +23,6 @@ struct wait_row {
 	json_t *nthreads;
 	json_t *by_mount;
 	json_t *warnings; /* the manifest entry's, for a mount made later */
-	size_t nkeyed;    /* the mounts of fds keyed (those at open) */
 	int *key_of;      /* fds' mount index -> by_mount entry, or -1 */
 	size_t nkey_of;
 	json_t **entry;   /* per key: its object in by_mount */
@@ -40,6 +39,9 @@ int wait_row_open(struct wait_row *r, json_t *row, json_t *manifest, struct wait
  * (mount_ns[i] for fds' mount i, nmount of them). */
 int wait_row_set(struct wait_row *r, const uint64_t ns[WC_NCLASSES], unsigned nthreads,
 		 const uint64_t *mount_ns, size_t nmount, struct wait_fds *fds);
+/* The manifest's "mounts": each by_mount key's names, its daemon as last
+ * found (a source calls it at its close too). */
+void wait_row_mounts(const struct wait_row *r, json_t *manifest, const struct wait_fds *fds);
 void wait_row_free(struct wait_row *r);
 
 #endif

@@ -420,6 +420,7 @@ static void offcpu_close(void *state)
 		return;
 	if (o->manifest) {
 		say_other(o);
+		wait_row_mounts(&o->row, o->manifest, &o->fds);
 		json_object_set_new(o->manifest, "switches", json_integer((json_int_t)o->skel->bss->switches));
 		json_object_set_new(o->manifest, "lost", json_integer((json_int_t)o->skel->bss->lost));
 		json_object_set_new(o->manifest, "stacks_lost", json_integer((json_int_t)o->skel->bss->stacks_lost));

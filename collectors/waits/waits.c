@@ -28,7 +28,6 @@ struct waits {
 	void *reader;
 	struct waits_tick tick;
 	struct wait_row row;
-	uint64_t total_ns[WC_NCLASSES];
 	json_t *manifest;
 };
 
@@ -130,8 +129,10 @@ static void waits_close(void *state)
 	struct waits *w = state;
 	if (!w)
 		return;
-	if (w->manifest)
+	if (w->manifest) {
 		say_other(w);
+		wait_row_mounts(&w->row, w->manifest, &w->tick.fds);
+	}
 	if (w->reader)
 		w->backend->close(w->reader);
 	wait_row_free(&w->row);

@@ -180,7 +180,7 @@ class Episode:
         """Where each window's time went (`iopsample verdict --format json`):
         a DataFrame indexed by t_mono_ns (each window's end), with
         t_wall_ns, interval_ns, verdict (cpu, cpu_wait, disk, memory, gpu,
-        gpu_copy or idle), shares.<label> (each label's share of the
+        gpu_copy, network or idle), shares.<label> (each label's share of the
         window) and evidence. window: a multiple of the sources'
         interval ("1s"); deployable_only: from deployable sources alone.
         .attrs holds the episode's totals, the sources read and the labels
@@ -201,7 +201,7 @@ class Episode:
         rows = [dict(t_mono_ns=w["t_mono_ns"], t_wall_ns=w["t_wall_ns"], interval_ns=w["interval_ns"],
                      verdict=w["verdict"], **{"shares." + k: v for k, v in w["shares"].items()},
                      evidence=w["evidence"]) for w in out["windows"]]
-        labels = ("cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "idle")
+        labels = ("cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "network", "idle")
         columns = (["t_mono_ns", "t_wall_ns", "interval_ns", "verdict"] + ["shares." + k for k in labels]
                    + ["evidence"])
         frame = pd.DataFrame(rows, columns=columns).astype(
