@@ -54,6 +54,18 @@ static const char *const default_pairs[][2] = {
 	{"cgroup.cpu_usage_ns", "perf_event.task_clock"},
 	{"cgroup.pgfault", "perf_event.page_faults"},
 	{"taskstats.voluntary_ctxsw+taskstats.involuntary_ctxsw", "perf_event.context_switches"},
+	{"waits.running_ns", "offcpu.running_ns"},
+	{"waits.runnable_ns", "offcpu.runnable_ns"},
+	{"waits.disk_ns", "offcpu.disk_ns"},
+	{"waits.paging_ns", "offcpu.paging_ns"},
+	{"waits.network_ns", "offcpu.network_ns"},
+	{"waits.remote_fs_ns", "offcpu.remote_fs_ns"},
+	{"waits.fuse_ns", "offcpu.fuse_ns"},
+	{"waits.lock_ns", "offcpu.lock_ns"},
+	{"waits.ipc_ns", "offcpu.ipc_ns"},
+	{"waits.child_ns", "offcpu.child_ns"},
+	{"waits.sleep_ns", "offcpu.sleep_ns"},
+	{"waits.other_ns", "offcpu.other_ns"},
 };
 
 struct compare {

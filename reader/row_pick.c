@@ -22,9 +22,10 @@ int row_pick_init(struct row_pick *p, const char *const *leaves, size_t n)
 		return -ENOMEM;
 	p->n = n;
 	for (size_t i = 0; i < n; i++) {
+		const char sep[2] = {strchr(leaves[i], ROW_PICK_SEP) ? ROW_PICK_SEP : '.', 0};
 		size_t keys = 2;
 		for (const char *c = leaves[i]; *c; c++)
-			keys += *c == '.';
+			keys += *c == sep[0];
 		/* one allocation: the pointers, then the keys' text */
 		size_t len = strlen(leaves[i]) + 1;
 		char **path = malloc(keys * sizeof(*path) + len);
@@ -32,8 +33,8 @@ int row_pick_init(struct row_pick *p, const char *const *leaves, size_t n)
 			return -ENOMEM;
 		char *text = memcpy((char *)(path + keys), leaves[i], len);
 		size_t k = 0;
-		for (char *save = NULL, *key = strtok_r(text, ".", &save); key;
-		     key = strtok_r(NULL, ".", &save))
+		for (char *save = NULL, *key = strtok_r(text, sep, &save); key;
+		     key = strtok_r(NULL, sep, &save))
 			path[k++] = key;
 		path[k] = NULL;
 		p->path[i] = path;

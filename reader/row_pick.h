@@ -8,7 +8,8 @@
  *
  * A leaf is named as export names columns (row_shape.h): "nthreads",
  * "by_device.vda.util_pct". Keys are matched as written, so a key that
- * JSON escapes is never one of them. */
+ * JSON escapes is never one of them. A leaf whose keys may hold dots (a
+ * mount point: by_mount's) parts them with ROW_PICK_SEP instead. */
 #ifndef IOPSAMPLE_ROW_PICK_H
 #define IOPSAMPLE_ROW_PICK_H
 
@@ -18,6 +19,8 @@
 
 #include "cells.h"
 #include "log.h"
+
+#define ROW_PICK_SEP '\x1f'
 
 struct row_pick {
 	size_t n;

@@ -208,7 +208,9 @@ static int choose_leaves(struct gsource *s)
 			if (r < 0)
 				return -ENOMEM;
 			s->dev[s->ndev++] = point;
-			if (add_leaf(s, "by_mount.%s.%s", point, fuse ? "fuse_ns" : "remote_fs_ns") < 0)
+			/* a mount point may hold dots: its keys apart as row_pick reads them */
+			if (add_leaf(s, "by_mount%c%s%c%s", ROW_PICK_SEP, point, ROW_PICK_SEP,
+				     fuse ? "fuse_ns" : "remote_fs_ns") < 0)
 				return -ENOMEM;
 		}
 		return 0;
@@ -329,8 +331,12 @@ static int learn_rules(struct gsource *s, const char *text, size_t len, struct c
 	for (size_t l = 0; r == 0 && l < s->nleaf; l++) {
 		rule[l] = (struct cell_leaf){.rule = CELL_SUM, .num = -1, .den = -1};
 		present[l] = false;
+		char dotted[1024]; /* the leaf as export names it */
+		snprintf(dotted, sizeof(dotted), "%s", s->leaf[l]);
+		for (char *c = dotted; *c; c++)
+			*c = *c == ROW_PICK_SEP ? '.' : *c;
 		for (size_t i = 0; i < shape.n; i++)
-			if (!strcmp(shape.name[i], s->leaf[l])) {
+			if (!strcmp(shape.name[i], dotted)) {
 				rule[l].rule = shape.leaf[i].rule; /* none of the leaves read is a ratio */
 				present[l] = true;
 			}

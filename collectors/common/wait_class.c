@@ -80,6 +80,9 @@ static const struct fn_rule fn_rules[] = {
 	{"fuse_wait_on_page_writeback", FN_FUSE},
 	{"fuse_wait_on_folio_writeback", FN_FUSE},
 	{"fuse_simple_request", FN_FUSE},
+	/* ... and its daemon, waiting for the next request: a server waits
+	 * on its clients */
+	{"fuse_dev_do_read", FN_IPC},
 	/* network file systems: SUNRPC (NFS), 9p, SMB, Ceph */
 	{"rpc_wait_bit_killable", FN_REMOTE},
 	{"__rpc_execute", FN_REMOTE},

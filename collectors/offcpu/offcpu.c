@@ -209,15 +209,21 @@ static const struct known *classify(struct offcpu *o, const struct offcpu_key *k
 	obs.kinds = k->kinds;
 	obs.nfds = k->nfds;
 	obs.fds_known = k->fds_known;
-	if (k->dev) {
+	if (k->dev)
 		kn->mount = wait_fds_mount_of_dev(&o->fds, o->root, k->dev);
-		if (kn->mount >= 0 && o->fds.mount[kn->mount].kind == WFD_FUSE) {
-			pid_t d = wait_fds_daemon(&o->fds, kn->mount);
-			obs.daemon_in_tree = d && pidmap_get(&o->tgids, d);
-		}
-	}
-	kn->class = wait_classify(&obs);
+	kn->class = wait_classify(&obs); /* as though its FUSE daemon were not the tree's: class_of */
 	return kn;
+}
+
+/* A key's class now: a FUSE daemon's answer is the tree's own (ipc) while
+ * its daemon is of the tree, which the tree's processes at the last walk
+ * say. */
+static enum wait_class class_of(struct offcpu *o, const struct known *kn)
+{
+	if (kn->class != WC_FUSE || kn->mount < 0 || o->fds.mount[kn->mount].kind != WFD_FUSE)
+		return kn->class;
+	pid_t d = wait_fds_daemon(&o->fds, kn->mount);
+	return d && pidmap_get(&o->tgids, d) ? WC_IPC : WC_FUSE;
 }
 
 /* ---- a tick ------------------------------------------------------------------- */
@@ -287,9 +293,9 @@ static int totals(struct offcpu *o, uint64_t total[WC_NCLASSES], uint64_t **moun
 		const struct known *kn = classify(o, &k);
 		if (!kn)
 			return -ENOMEM;
-		total[kn->class] += ns;
-		if ((kn->class == WC_FUSE || kn->class == WC_REMOTE_FS) &&
-		    (r = add_mount(o, mount_ns, nmount, kn->mount, ns)) < 0)
+		enum wait_class c = class_of(o, kn);
+		total[c] += ns;
+		if ((c == WC_FUSE || c == WC_REMOTE_FS) && (r = add_mount(o, mount_ns, nmount, kn->mount, ns)) < 0)
 			return r;
 	}
 	total[WC_RUNNING] += __atomic_load_n(&o->skel->bss->running_ns, __ATOMIC_RELAXED);
@@ -315,8 +321,9 @@ static int totals(struct offcpu *o, uint64_t total[WC_NCLASSES], uint64_t **moun
 			const struct known *kn = classify(o, &t.key);
 			if (!kn)
 				return -ENOMEM;
-			total[kn->class] += spent;
-			if ((kn->class == WC_FUSE || kn->class == WC_REMOTE_FS) &&
+			enum wait_class c = class_of(o, kn);
+			total[c] += spent;
+			if ((c == WC_FUSE || c == WC_REMOTE_FS) &&
 			    (r = add_mount(o, mount_ns, nmount, kn->mount, spent)) < 0)
 				return r;
 		}
@@ -391,7 +398,7 @@ static void say_other(struct offcpu *o)
 	for (void *at = NULL; f && bpf_map_get_next_key(done, at, &next) == 0; at = &k) {
 		k = next;
 		const struct known *kn = bpf_map_lookup_elem(done, &k, &ns) == 0 ? classify(o, &k) : NULL;
-		if (!kn || kn->class != WC_OTHER)
+		if (!kn || class_of(o, kn) != WC_OTHER)
 			continue;
 		const char *fn = kn->fn[0] ? kn->fn : "(unknown)";
 		size_t i = 0;

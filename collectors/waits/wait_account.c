@@ -156,7 +156,14 @@ int wait_account_add(struct wait_account *a, struct wait_thread *th, bool have_s
 		if (runq > spent - run)
 			runq = spent - run;
 		uint64_t rest = spent - run - runq;
-		enum wait_class where = runs ? th->wait : wait;
+		/* found running: the rest is the end of the wait the last tick
+		 * found it in, or of one since, after which it got a CPU again
+		 * (its switches moved); found running then too and never
+		 * switched in since, it ran throughout, and the rest is the
+		 * scheduler's count lagging (a running thread's is brought up
+		 * to date at its next tick or switch, a few ms later) */
+		bool ran_through = runs && !fresh && !th->waiting && th->state == 'R' && switches == th->switches;
+		enum wait_class where = !runs ? wait : ran_through ? WC_RUNNING : th->wait;
 		int where_mount = runs ? th->mount : mount;
 		a->ns[WC_RUNNING] += run;
 		a->ns[WC_RUNNABLE] += runq;

@@ -10,7 +10,10 @@
  * queue, and that is charged to where the tick finds it waiting: sampled.
  * A thread the tick finds running or runnable had its rest in the wait the
  * last tick found it in (a thread that computes and waits in turn, on a
- * lock, a pipe, its disk), else in other. Where the scheduler's counts are
+ * lock, a pipe, its disk); found running at the last tick too and never
+ * switched in since, its rest is running: the scheduler brings a running
+ * thread's count up to date only at its next tick or switch, so a read
+ * lags by up to a scheduler tick. Where the scheduler's counts are
  * not there (a kernel without CONFIG_SCHED_INFO), a running thread's time
  * is running_ns: sampled too.
  *

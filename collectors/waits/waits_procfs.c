@@ -204,9 +204,10 @@ static enum wait_class classify(struct waits_procfs *p, const struct wait_thread
 		}
 	}
 	/* the stack, where the function alone does not decide: a fault's
-	 * wait (a swap-in, or a mapped file's page), or no wchan (5.10's walk
-	 * fails under the ORC unwinder) */
-	if (p->stack_readable && ((s->state == 'D' && o.call == WAIT_NO_CALL) || !o.fn)) {
+	 * wait (a swap-in, or a mapped file's page), a call not read (it ran
+	 * between the reads), or no wchan (5.10's walk fails under the ORC
+	 * unwinder) */
+	if (p->stack_readable && ((s->state == 'D' && o.call < 0) || !o.fn)) {
 		size_t n = read_stack(th->tid, frames);
 		if (n && !o.fn) {
 			snprintf(fn, 48, "%s", frames[0]);
@@ -215,7 +216,15 @@ static enum wait_class classify(struct waits_procfs *p, const struct wait_thread
 		for (size_t i = 1; i < n; i++)
 			o.stack[o.nstack++] = frames[i];
 	}
-	return wait_classify(&o);
+	/* woken between the reads (no function, no stack, nothing the rules
+	 * could place): where it waited at the last tick, the likelier */
+	enum wait_class c = wait_classify(&o);
+	if (c == WC_OTHER && !o.fn && !o.nstack && !th->fresh) {
+		snprintf(fn, 48, "%s", th->fn);
+		*mount = th->mount;
+		return th->wait;
+	}
+	return c;
 }
 
 /* ---- a tick ------------------------------------------------------------------------ */
@@ -344,12 +353,17 @@ static int procfs_open(const struct waits_config *cfg, const struct target_info 
 	p->threads_fd = t->keeper ? cgroup_set_open_members(t->cgroups, true) : -1;
 	char buf[256];
 	/* what this user may read of the target's threads */
+	/* what this user may read of the target's threads: wchan says 0,
+	 * and no error, to one who may not (ptrace's read mode), as its
+	 * descriptors' directory refuses */
+	char fds[64];
+	snprintf(fds, sizeof(fds), "/proc/%d/fd", (int)t->pid);
 	ssize_t got = read_once(t->pid, "wchan", buf, sizeof(buf));
-	if (got < 0) {
+	if (got < 0 || (access(fds, R_OK | X_OK) < 0 && errno != ENOENT)) {
+		int e = got < 0 ? (int)-got : errno;
 		procfs_close(p);
-		return errbuf_set(why, EACCES, "/proc/%d/task/%d/wchan cannot be read (%s): /proc is mounted "
-				  "with hidepid, or the target is another user's", (int)t->pid, (int)t->pid,
-				  strerror((int)-got));
+		return errbuf_set(why, EACCES, "/proc/%d cannot be read (%s): the target is another user's, "
+				  "or /proc is mounted with hidepid", (int)t->pid, strerror(e));
 	}
 	p->have_sched = read_once(t->pid, "schedstat", buf, sizeof(buf)) > 0;
 	p->stack_readable = read_once(getpid(), "stack", buf, sizeof(buf)) > 0;
