@@ -351,6 +351,7 @@ define INSTALL_LIST
 644 completion/iopsample.bash $(COMPLETIONDIR)/iopsample
 $(foreach n,$(SCHEMA_NAMES),644 schema/$(n).schema.json $(SHAREDIR)/schema/$(n).schema.json
 )644 config/examples/quickstart.yaml $(SHAREDIR)/examples/quickstart.yaml
+644 config/examples/readback.yaml $(SHAREDIR)/examples/readback.yaml
 $(foreach f,README.md docs/guide.md docs/data-model.md docs/at-scale.md docs/benchmarks.md,644 $(f) $(DOCDIR)/$(notdir $(f))
 )644 docs/images/report.png $(DOCDIR)/images/report.png
 644 docs/images/verdict-report.png $(DOCDIR)/images/verdict-report.png

@@ -382,7 +382,7 @@ EOT
 worked_example() {
 	local doc=$TESTS/../docs/data-model.md dir=$WORK/example
 	mkdir -p "$dir/config/examples" "$dir/build" &&
-		cp "$TESTS/../config/examples/quickstart.yaml" "$dir/config/examples/" &&
+		cp "$TESTS/../config/examples/readback.yaml" "$dir/config/examples/" &&
 		ln -s "$IOPSAMPLE" "$dir/build/iopsample" || return
 	block() { # LANG: the worked example's fenced block in that language
 		"$PY" -c '

@@ -22,6 +22,8 @@ sources:
   taskstats: {interval: 10ms}
   cgroup: {interval: 10ms}
   gpu: {interval: 10ms}
+  waits: {interval: 10ms}
+  offcpu: {interval: 10ms}
 EOY
 # gpu from NVML's test double (tests/e2e/gpu.sh): two GPUs, one giving less
 cat >"$WORK/nvml.script" <<'EOS'
