@@ -30,6 +30,10 @@
  *       sent 64 to a message and received with recvmmsg; a look at a
  *       socket registered for exit records, and kernel.task_delayacct
  *       (whether the delays still count)
+ *   scale_floor TICKS OUT LINE_LEN threads CGROUP_THREADS
+ *       waits' procfs backend: the cgroup's thread list, then each
+ *       thread's /proc/TID/task/TID/stat and schedstat, kept open and read
+ *       with pread (a thread that waits where it did is read no more)
  *   scale_floor TICKS OUT LINE_LEN perf PROCESSES EVENT...
  *       a tree of PROCESSES idle processes forked under counters opened
  *       as perf_event opens them (one group, inherited, on the tree's
@@ -252,6 +256,53 @@ static void iter_tick(void)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	close(fd);
+}
+
+/* ---- each thread's stat and schedstat (waits' procfs backend) ---- */
+
+static int thread_list = -1;
+static struct kept {
+	pid_t tid;
+	int stat, sched;
+} *kept;
+static size_t nkept, kept_cap;
+
+static int kept_open(pid_t tid, const char *name)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)tid, (int)tid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void threads_setup(const char *threads)
+{
+	thread_list = open_or_die(threads);
+}
+
+static void threads_tick(void)
+{
+	read_whole(thread_list);
+	size_t at = 0;
+	for (char *p = list, *end;; p = end) {
+		long tid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (at == nkept) { /* a thread new to the list: its files opened once */
+			if (nkept == kept_cap) {
+				kept_cap = kept_cap ? 2 * kept_cap : 1024;
+				kept = realloc(kept, kept_cap * sizeof(*kept));
+				if (!kept)
+					die("realloc");
+			}
+			kept[nkept++] = (struct kept){(pid_t)tid, kept_open((pid_t)tid, "stat"),
+						      kept_open((pid_t)tid, "schedstat")};
+		}
+		struct kept *k = &kept[at++];
+		if (k->stat >= 0)
+			(void)!pread(k->stat, buf, sizeof(buf), 0);
+		if (k->sched >= 0)
+			(void)!pread(k->sched, buf, sizeof(buf), 0);
+	}
 }
 
 /* ---- taskstats ---- */
@@ -549,6 +600,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "iter") && argc == 8) {
 		iter_setup(argv[5], argv[6], (pid_t)atoi(argv[7]));
 		work = iter_tick;
+	} else if (!strcmp(mode, "threads") && argc == 6) {
+		threads_setup(argv[5]);
+		work = threads_tick;
 	} else if (!strcmp(mode, "taskstats") && argc == 6) {
 		taskstats_setup(argv[5]);
 		work = taskstats_tick;
