@@ -338,7 +338,7 @@ DIST_INFO := iopsample-$(PY_VERSION).dist-info
 # no: install leaves the Python package to another (debian/rules: pybuild)
 PYTHON_PACKAGE ?= yes
 SCHEMA_NAMES := envelope manifest compare verdict proc_io syscall_io perf_event block_io diskstats \
-	taskstats cgroup gpu
+	taskstats cgroup gpu waits offcpu
 
 # Every file install writes, one a line: MODE FILE-IN-THE-TREE PATH (under
 # DESTDIR). Named one by one: a file is installed only once it is named

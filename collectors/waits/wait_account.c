@@ -56,7 +56,7 @@ struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t
 		/* the id is another thread's now: a new lifetime in its place */
 		close_fds(th);
 		*th = (struct wait_thread){.tid = tid, .tgid = tgid, .start_ns = start_ns, .wait = WC_OTHER,
-					   .mount = -1, .fd = {-1, -1}};
+					   .mount = -1, .call = WAIT_CALL_UNKNOWN, .fd = {-1, -1}};
 		th->fresh = true;
 		return th;
 	}
@@ -72,7 +72,7 @@ struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t
 		return NULL;
 	struct wait_thread *th = &a->t[a->n++];
 	*th = (struct wait_thread){.tid = tid, .tgid = tgid, .start_ns = start_ns, .wait = WC_OTHER, .mount = -1,
-				   .fd = {-1, -1}, .fresh = true};
+				   .call = WAIT_CALL_UNKNOWN, .fd = {-1, -1}, .fresh = true};
 	return th;
 }
 

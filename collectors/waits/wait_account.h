@@ -40,6 +40,7 @@ struct wait_thread {
 	enum wait_class wait;      /* where a tick last found it waiting (WC_OTHER: none yet) */
 	char fn[48];               /* ... in which kernel function ("" unknown) */
 	int mount;                 /* ... and the mount, for fuse and remote_fs, or -1 */
+	long call;                 /* ... and the system call the backend read there (WAIT_CALL_UNKNOWN) */
 	char state;                /* its state at the last tick */
 	bool waiting;              /* the last tick found it waiting, in wait */
 	bool fresh;                /* not found by a tick yet */

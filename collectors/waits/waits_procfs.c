@@ -181,7 +181,7 @@ static size_t read_stack(pid_t tid, char names[WAIT_STACK_MAX + 1][48])
 	return n;
 }
 
-static enum wait_class classify(struct waits_procfs *p, const struct wait_thread *th, const struct seen *s,
+static enum wait_class classify(struct waits_procfs *p, struct wait_thread *th, const struct seen *s,
 				char fn[48], int *mount)
 {
 	struct wait_obs o = {.state = s->state, .flags = s->flags};
@@ -194,7 +194,15 @@ static enum wait_class classify(struct waits_procfs *p, const struct wait_thread
 	}
 	unsigned long args[6] = {0};
 	o.call = read_call(th->tid, args);
-	if (o.call >= 0) {
+	/* it ran between the reads ("running"): a thread found again in the
+	 * function it waited in at the last tick is likelier in the same call
+	 * (a fault's page waits come some thousands a second) */
+	bool read_now = o.call != WAIT_CALL_UNKNOWN;
+	if (read_now)
+		th->call = o.call;
+	else if (o.fn && !strcmp(o.fn, th->fn))
+		o.call = th->call; /* its descriptors not read: not known */
+	if (read_now && o.call >= 0) {
 		int m;
 		o.fds_known = wait_fds_of_call(&p->tk->fds, th->tid, o.call, args, &o.kinds, &o.nfds, &m);
 		*mount = m;

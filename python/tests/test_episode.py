@@ -239,7 +239,7 @@ def test_verdict_is_the_commands_json_window_for_window(binary, episodes):
     f = iopsample.Episode(episodes["judged"]).verdict()
     assert list(f.index) == [w["t_mono_ns"] for w in v["windows"]] and f.index.name == "t_mono_ns"
     assert list(f.columns) == ["t_wall_ns", "interval_ns", "verdict"] + [
-        "shares." + k for k in ("cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "idle")] + ["evidence"]
+        "shares." + k for k in ("cpu", "cpu_wait", "disk", "memory", "gpu", "gpu_copy", "network", "idle")] + ["evidence"]
     for (t, row), w in zip(f.iterrows(), v["windows"]):
         assert (row["t_wall_ns"], row["interval_ns"], row["verdict"], row["evidence"]) == (
             w["t_wall_ns"], w["interval_ns"], w["verdict"], w["evidence"])
@@ -265,7 +265,7 @@ def test_a_verdict_with_no_windows_is_an_empty_frame_and_its_line_says_none(epis
 
 
 def test_verdict_of_an_episode_without_its_sources_says_what_to_add(episodes):
-    with pytest.raises(iopsample.SourceUnavailableError, match="no taskstats or cgroup rows.*add it"):
+    with pytest.raises(iopsample.SourceUnavailableError, match="no taskstats, cgroup or waits rows.*add them"):
         iopsample.Episode(episodes["plain"]).verdict()
     with pytest.raises(iopsample.EpisodeError, match="is finer than (taskstats|cgroup)'s interval"):
         iopsample.Episode(episodes["judged"]).verdict(window="10ms")

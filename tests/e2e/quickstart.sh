@@ -11,11 +11,11 @@ quickstart() {
 	episode_py "$WORK/quickstart" <<'PY'
 from epi import expect
 expect(ep.manifest["status"] == "complete", "status")
-# dd writes 5 x 32 MiB and cat copies them to /dev/null: 320 MiB, plus
+# dd writes 5 x 64 MiB and dd copies them to /dev/null: 640 MiB, plus
 # mktemp's few bytes of output to the shell
 w = ep.total("proc_io", "wchar")
-expect(320 * 2**20 <= w < 320 * 2**20 + 4096, "wchar %d" % w)
-expect(ep.total("proc_io", "syscw") >= 5 * 32, "syscw %d" % ep.total("proc_io", "syscw"))  # dd alone
+expect(640 * 2**20 <= w < 640 * 2**20 + 4096, "wchar %d" % w)
+expect(ep.total("proc_io", "syscw") >= 2 * 5 * 1024, "syscw %d" % ep.total("proc_io", "syscw"))  # dd alone
 expect(max(r["nprocs"] for r in ep.rows["proc_io"]) >= 2, "never saw dd or cat")
 expect(len(ep.rows["proc_io"]) >= 10, "rows")
 # The deployable and the oracle source agree: every write of the tree is a

@@ -379,7 +379,7 @@ EOY
 	"$IOPSAMPLE" verdict "$WORK/episodes/none" -o "$WORK/none.json" 2>"$WORK/none.err"
 	rc=$?
 	[ $rc -eq 69 ] && [ ! -e "$WORK/none.json" ] && [ "$(wc -l <"$WORK/none.err")" -eq 1 ] &&
-		grep -q "no verdict: the episode has no taskstats or cgroup rows" "$WORK/none.err" ||
+		grep -q "no verdict: the episode has no taskstats, cgroup or waits rows" "$WORK/none.err" ||
 		{ echo "exit $rc: $(cat "$WORK/none.err")"; return 1; }
 	"$IOPSAMPLE" summary "$WORK/episodes/none" 2>&1 | grep -q '^verdict: none (the episode has no taskstats' ||
 		{ echo "summary: $("$IOPSAMPLE" summary "$WORK/episodes/none" 2>&1 | head -5)"; return 1; }

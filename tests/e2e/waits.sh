@@ -86,8 +86,8 @@ PY
 
 run_phases() {
 	fifo_writer "$WORK/fifo" || return 1
-	episode phases procfs "$PHASEWORK" "read:2:$MNT/data" "recv:2:$(cat "$WORK/raw.port")" lock:2:16 child:2:24 \
-		"fifo:2:$WORK/fifo" idle:2 cpu:2 "dread:2:$WORK/big" memlimit:100663296 anon:2.5:112 memlimit:0
+	episode phases procfs "$PHASEWORK" "read:2.5:$MNT/data" "recv:2.5:$(cat "$WORK/raw.port")" lock:2.5:16 child:2.5:24 \
+		"fifo:2.5:$WORK/fifo" idle:2.5 cpu:2.5 "dread:2.5:$WORK/big" memlimit:100663296 anon:2.5:112 memlimit:0
 	local rc=$?
 	kill "$WRITER_PID" 2>/dev/null
 	return $rc
@@ -167,8 +167,8 @@ PY
 
 bpf_phases() {
 	fifo_writer "$WORK/fifo2" || return 1
-	episode bpf bpf "$PHASEWORK" "read:1.5:$MNT/data" "recv:1.5:$(cat "$WORK/raw.port")" lock:1.5:16 child:1.5:24 \
-		"fifo:1.5:$WORK/fifo2" idle:1.5 cpu:1.5 || return 1
+	episode bpf bpf "$PHASEWORK" "read:2.5:$MNT/data" "recv:2.5:$(cat "$WORK/raw.port")" lock:2.5:16 child:2.5:24 \
+		"fifo:2.5:$WORK/fifo2" idle:2.5 cpu:2.5 || return 1
 	kill "$WRITER_PID" 2>/dev/null
 	classes_held bpf short
 }
