@@ -23,7 +23,7 @@ boot() {
 		{ echo "fetching $3 of $2: $(tail -n 2 "$img.fetch")"; return 1; }
 	"$KERNELS/initramfs" "$kdir" "$img.cpio.gz" "$WORKLOADS/blkwork" "$WORKLOADS/sysio" "$WORKLOADS/netio" \
 		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/darwork-static" "$WORKLOADS/phasework" "$WORKLOADS/cachework" \
-		"$(command -v fio)" \
+		"$(command -v fio)" "$(command -v tc)" \
 		"$KERNELS"/*.yaml || { echo "initramfs"; return 1; }
 	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" &&
 		truncate -s 128M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" || return 1
@@ -70,7 +70,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct direct-procfs sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader nulls; do
+		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader nfs nulls; do
 		if [ -n "$NO_DARSHAN" ] && [[ $what == darwork* ]]; then
 			no_judge "${line}_$what" "$NO_DARSHAN"
 			continue

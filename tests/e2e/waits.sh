@@ -100,7 +100,7 @@ import sys
 import phases, waitjudge
 iops, ep, work, short = sys.argv[1:5]
 ph = phases.phases(ep)
-grid = waitjudge.cells(iops, ep, work)
+grid = waitjudge.cells(ep)
 expected = {"read": "fuse", "recv": "network", "lock": "lock", "child": "child", "fifo": "ipc", "idle": "sleep",
             "cpu": "running"}
 if not short:
@@ -185,7 +185,7 @@ import phases, waitjudge
 from epi import expect
 iops, ep, work = sys.argv[1:4]
 ph = phases.phases(ep)
-grid = waitjudge.cells(iops, ep, work)
+grid = waitjudge.cells(ep)
 start, end = [(s, e) for n, s, e, _ in ph if n == "read"][0]
 ws = waitjudge.windows(grid, start, end)
 # the reader's whole window (its daemon's threads, waiting for requests,

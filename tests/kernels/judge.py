@@ -7,7 +7,7 @@ its episodes, with the checks the host's own tests use (epi, exact).
 OUT is the guest's /out, read back from its tar; CHECK is one of probe,
 direct, direct-procfs, sysio-ebpf, sysio-ptrace, netio-ebpf, netio-ptrace, fio-libaio,
 fio-io_uring, metawork, patwork, darwork, darwork-ptrace, throttled, controllers, verdict, causes, causes-dirty,
-causes-outside, causes-loader, nulls; METAWORK_STRACE
+causes-outside, causes-loader, nfs, nulls; METAWORK_STRACE
 strace -f -c's table of metawork run on this host (its static start-up's
 calls); DARWORK_DARSHAN Darshan's POSIX counters of darwork run on this
 host (tests/e2e/lib/darshan.py). Prints what it compared, or exits non-zero with what differs.
@@ -333,6 +333,38 @@ def check_memhigh():
     return "%s; %d memory.high events, %d chunks" % (said, high, churn[3]["chunks"])
 
 
+def check_nfs():
+    """The waits of phasework reading the guest's NFSv4 mount (served by
+    its own nfsd over lo, 10 ms each way): buffered (a page's lock, which
+    the kernel counts as block I/O) and with O_DIRECT (the RPCs), each
+    window's remote_fs_ns the largest of the reader's waits, the mount in
+    by_mount, and the verdict network, not disk; computing stays cpu."""
+    import phases
+    serve = os.path.join(out, "nfs.serve.err")
+    expect(not os.path.exists(os.path.join(out, "nfs.serve.rc")),
+           "the guest's NFS server: %s" % (open(serve).read().strip()[-300:] if os.path.exists(serve) else "?"))
+    ep = episode("nfs")
+    expect(ep.manifest["sources"]["waits"]["status"] == "ok", "waits: %s" % ep.manifest["sources"]["waits"]["error"])
+    ph = phases.phases(ep.dir)
+    off = ["disk", "paging", "network", "remote_fs", "fuse", "lock", "ipc", "child", "sleep", "other"]
+    said = []
+    for name, start, end, _ in ph:
+        if name not in ("read", "dread"):
+            continue
+        rows = [r for r in ep.rows["waits"] if start + 2e8 <= r["t_mono_ns"] <= end - 1e8]
+        top = [max(off, key=lambda c: r[c + "_ns"]) for r in rows]
+        right = top.count("remote_fs")
+        expect(rows and right >= phases.SHARE * len(rows),
+               "%s: remote_fs the largest wait in %d of %d rows: %s" % (name, right, len(rows), top[:5]))
+        mounts = {m for r in rows for m, b in r["by_mount"].items() if b["remote_fs_ns"]}
+        expect(mounts == {"/nfs"} and all(r["by_mount"]["/nfs"]["fstype"] == "nfs4" for r in rows if "/nfs" in
+                                          r["by_mount"]), "%s: by_mount %s" % (name, rows[-1]["by_mount"]))
+        said.append("%s: remote_fs in %d/%d rows" % (name, right, len(rows)))
+    v = phases.verdict(os.environ["IOPSAMPLE"], ep.dir)
+    said.append(phases.judge(v, ph, {"read": "network", "dread": "network", "cpu": "cpu"}, release))
+    return "; ".join(said)
+
+
 def check_causes(name, what):
     """block_io's causes (tests/e2e/causes.sh's cases at 8 MiB) on ext4 on
     vdd: the same sums, ledger and figures, by tests/e2e/lib/causes.py."""
@@ -371,7 +403,7 @@ checks = {"probe": check_probe, "direct": check_direct, "direct-procfs": check_d
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
           "darwork": lambda: check_darwork("ebpf"), "darwork-ptrace": lambda: check_darwork("ptrace"),
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
-          "memhigh": check_memhigh,
+          "memhigh": check_memhigh, "nfs": check_nfs,
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
           "causes-outside": lambda: check_causes("causes-outside", "outside:cachework"),

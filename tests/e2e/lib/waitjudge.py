@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Judging waits and offcpu on phasework's phases (tests/e2e/waits.sh): the
-two sources' classes per 100 ms window, read back from `iopsample export`
-on that grid (export's cells: each 10 ms waits row wholly in its window),
-and each phase's windows (phases.py) held to what the phase does."""
-import csv
-import subprocess
+two sources' classes per 100 ms window, read from their rows, and each
+phase's windows (phases.py) held to what the phase does."""
+import json
+import os
 
 import phases
 
@@ -18,23 +17,34 @@ AGREE = 0.10
 # Windows this close to a phase's edge are not judged: a thread's wait
 # that spans the edge is charged where it ends in neither source's grid
 EDGE_NS = 150_000_000
+GRID_NS = 100_000_000
 
 
-def cells(iops, ep, work):
+def cells(ep):
     """{(t_start, t_end): {"waits": {class: ns}, "offcpu": {...}}} on a
-    100 ms grid."""
-    out = "%s/cells.csv" % work
-    subprocess.run([iops, "export", ep, "-o", out, "--grid", "100ms", "--sources", "waits,offcpu"],
-                   check=True, capture_output=True)
+    100 ms grid. Each row's time is spread over the windows its interval
+    covers, in proportion: a tick late by 20 ms (a loaded host) makes a
+    30 ms waits row that starts in one window and ends in the next, and
+    charging it all to either would part the sources by a fifth of a
+    thread there whatever the classes (export's grid keeps each row whole
+    in the window it ends in)."""
     got = {}
-    with open(out) as f:
-        for row in csv.DictReader(f):
-            cell = {}
-            for src in ("waits", "offcpu"):
-                v = {c: row.get("%s.%s_ns" % (src, c)) for c in CLASSES}
-                if all(x not in (None, "") for x in v.values()):
-                    cell[src] = {c: float(x) for c, x in v.items()}
-            got[(int(row["t_start_ns"]), int(row["t_end_ns"]))] = cell
+    for src in ("waits", "offcpu"):
+        with open(os.path.join(ep, src + ".jsonl")) as f:
+            for line in f:
+                r = json.loads(line)
+                v = {c: r.get(c + "_ns") for c in CLASSES}
+                end, span = r["t_mono_ns"], r["interval_ns"]
+                if any(x is None for x in v.values()) or span <= 0:
+                    continue
+                start = end - span
+                w = start // GRID_NS * GRID_NS
+                while w < end:
+                    part = (min(end, w + GRID_NS) - max(start, w)) / span
+                    cell = got.setdefault((w, w + GRID_NS), {}).setdefault(src, dict.fromkeys(CLASSES, 0.0))
+                    for c in CLASSES:
+                        cell[c] += v[c] * part
+                    w += GRID_NS
     return got
 
 
