@@ -77,7 +77,7 @@ def main():
     try:
         for i in range(repeats):
             by = program_time([iopsample, "run", cfg, "--name", "switches-%d" % i, "--quiet"])
-            sw, tree = by.get("offcpu_switch"), by.get("iops_tree_switc")
+            sw, tree = by.get("offcpu_switch"), by.get("iops_tree_switch")
             if not sw or not tree or not sw[0] or not tree[0]:
                 raise SystemExit("no run of offcpu_switch or iops_tree_switch: %s" % by)
             per.append((sw[1] / sw[0], tree[1] / tree[0]))

@@ -46,6 +46,21 @@ void wait_account_begin(struct wait_account *a, uint64_t now_ns)
 	a->now_ns = now_ns;
 }
 
+int wait_account_reserve(struct wait_account *a, size_t n)
+{
+	if (n <= a->cap)
+		return 0;
+	size_t cap = a->cap ? a->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	struct wait_thread *t = reallocarray(a->t, cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	a->t = t;
+	a->cap = cap;
+	return 0;
+}
+
 struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t tgid, uint64_t start_ns)
 {
 	int64_t *at = pidmap_get(&a->index, tid);
@@ -60,14 +75,8 @@ struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t
 		th->fresh = true;
 		return th;
 	}
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 64;
-		struct wait_thread *t = reallocarray(a->t, cap, sizeof(*t));
-		if (!t)
-			return NULL;
-		a->t = t;
-		a->cap = cap;
-	}
+	if (a->n == a->cap && wait_account_reserve(a, a->n + 1) < 0)
+		return NULL;
 	if (pidmap_add(&a->index, tid, (int64_t)a->n) < 0)
 		return NULL;
 	struct wait_thread *th = &a->t[a->n++];

@@ -71,8 +71,13 @@ void wait_account_free(struct wait_account *a);
 
 /* A tick at now_ns (the backend's clock, the threads' start times' too). */
 void wait_account_begin(struct wait_account *a, uint64_t now_ns);
+/* Room for n threads in all: until then wait_account_thread moves no
+ * thread it returned (a backend that keeps them through a tick). 0 or
+ * -ENOMEM. */
+int wait_account_reserve(struct wait_account *a, size_t n);
 /* The thread the tick found: its lifetime (a new one when the id was
- * another thread's before), or NULL when out of memory. */
+ * another thread's before), or NULL when out of memory. A thread returned
+ * before may move when there was no room for a new one. */
 struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t tgid, uint64_t start_ns);
 /* Whether th's wait need not be read again: it was waiting at the last
  * tick, in the same state, and has not been on a CPU since. */

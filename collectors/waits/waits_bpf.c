@@ -186,16 +186,16 @@ static ssize_t walk(struct wb_state *b)
 static int measure(struct wb_state *b)
 {
 	struct wait_account *a = &b->tk->acct;
+	uint64_t now = monotonic_ns(); /* the tick's, as close to the row's as can be */
 	int r;
 	if (ebpf_tree_still(&b->ran)) {
-		wait_account_begin(a, monotonic_ns());
+		wait_account_begin(a, now);
 		b->still++;
 		r = wait_account_replay(a);
 		wait_account_end(a);
 		return r;
 	}
 	ebpf_tree_ran_mark(&b->ran);
-	uint64_t now = monotonic_ns();
 	ssize_t len = walk(b);
 	if (len < 0)
 		return (int)len;

@@ -246,15 +246,21 @@ static uint64_t boottime_ns(void)
 
 static int measure(struct waits_procfs *p)
 {
+	/* the tick's time first, as close to the row's as can be: a walk of
+	 * hundreds of threads takes milliseconds, which would move each
+	 * row's time against its interval */
+	uint64_t now = boottime_ns();
 	int r = list_threads(p);
 	if (r < 0)
 		return r;
 	struct wait_account *a = &p->tk->acct;
-	wait_account_begin(a, boottime_ns());
+	wait_account_begin(a, now);
 	pidmap_clear(&p->tgids);
 	struct seen *seen = calloc(p->tids.n ? p->tids.n : 1, sizeof(*seen));
 	struct wait_thread **th = calloc(p->tids.n ? p->tids.n : 1, sizeof(*th));
-	if (!seen || !th) {
+	/* th[] holds the account's threads through the tick: room for every
+	 * one first, so that none moves */
+	if (!seen || !th || wait_account_reserve(a, a->n + p->tids.n) < 0) {
 		free(seen);
 		free(th);
 		return -ENOMEM;
