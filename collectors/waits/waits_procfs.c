@@ -194,13 +194,13 @@ static enum wait_class classify(struct waits_procfs *p, struct wait_thread *th, 
 	}
 	unsigned long args[6] = {0};
 	o.call = read_call(th->tid, args);
-	/* it ran between the reads ("running"): a thread found again in the
-	 * function it waited in at the last tick is likelier in the same call
-	 * (a fault's page waits come some thousands a second) */
+	/* it ran between the reads ("running"): a thread that the last tick
+	 * found waiting in the same state and function is likelier in the
+	 * same call (a fault's page waits come some thousands a second) */
 	bool read_now = o.call != WAIT_CALL_UNKNOWN;
 	if (read_now)
 		th->call = o.call;
-	else if (o.fn && !strcmp(o.fn, th->fn))
+	else if (o.fn && !th->fresh && th->waiting && th->state == s->state && th->fn[0] && !strcmp(o.fn, th->fn))
 		o.call = th->call; /* its descriptors not read: not known */
 	if (read_now && o.call >= 0) {
 		int m;
@@ -215,7 +215,7 @@ static enum wait_class classify(struct waits_procfs *p, struct wait_thread *th, 
 	 * wait (a swap-in, or a mapped file's page), a call not read (it ran
 	 * between the reads), or no wchan (5.10's walk fails under the ORC
 	 * unwinder) */
-	if (p->stack_readable && ((s->state == 'D' && o.call < 0) || !o.fn)) {
+	if (p->stack_readable && ((s->state == 'D' && (!read_now || o.call < 0)) || !o.fn)) {
 		size_t n = read_stack(th->tid, frames);
 		if (n && !o.fn) {
 			snprintf(fn, 48, "%s", frames[0]);

@@ -128,3 +128,33 @@ TEST(a_tick_with_no_walk_finds_everyone_where_they_were)
 	EXPECT_EQ(a.nthreads, 2u);
 	wait_account_free(&a);
 }
+
+/* A backend holds the tick's threads while it finds more: with room
+ * reserved for them all, none moves (waits' procfs backend crashed past 64
+ * threads, its first ones moved by a realloc); each keeps its own counts. */
+TEST(threads_held_through_a_tick_stay_where_they_are)
+{
+	struct wait_account a;
+	wait_account_init(&a);
+	wait_account_begin(&a, 100 * MS);
+	enum { N = 1000 };
+	EXPECT_EQ(wait_account_reserve(&a, N), 0);
+	struct wait_thread *held[N];
+	for (int i = 0; i < N; i++)
+		held[i] = wait_account_thread(&a, 1000 + i, 1000, 0);
+	for (int i = 0; i < N; i++) {
+		EXPECT(held[i] == wait_account_thread(&a, 1000 + i, 1000, 0));
+		EXPECT_EQ(held[i]->tid, 1000 + i);
+		wait_account_add(&a, held[i], true, 0, 0, 1, 'S', WC_SLEEP, -1, NULL);
+	}
+	wait_account_end(&a);
+	wait_account_begin(&a, 110 * MS);
+	EXPECT_EQ(wait_account_reserve(&a, 2 * N), 0);
+	for (int i = 0; i < N; i++)
+		EXPECT_EQ(wait_account_add(&a, wait_account_thread(&a, 1000 + i, 1000, 0), true, 0, 0, 1, 'S', WC_SLEEP, -1,
+					   NULL), 0);
+	wait_account_end(&a);
+	EXPECT_EQ(a.ns[WC_SLEEP], (uint64_t)N * 10 * MS);
+	EXPECT_EQ(a.nthreads, (unsigned)N);
+	wait_account_free(&a);
+}
