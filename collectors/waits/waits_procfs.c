@@ -194,13 +194,13 @@ static enum wait_class classify(struct waits_procfs *p, struct wait_thread *th, 
 	}
 	unsigned long args[6] = {0};
 	o.call = read_call(th->tid, args);
-	/* it ran between the reads ("running"): a thread that the last tick
-	 * found waiting in the same state and function is likelier in the
-	 * same call (a fault's page waits come some thousands a second) */
+	/* it ran between the reads ("running"): a thread that runs and waits
+	 * so fast is likelier in the call it was last read in (a fault's page
+	 * waits come some thousands a second, a read's far fewer) */
 	bool read_now = o.call != WAIT_CALL_UNKNOWN;
 	if (read_now)
 		th->call = o.call;
-	else if (o.fn && !th->fresh && th->waiting && th->state == s->state && th->fn[0] && !strcmp(o.fn, th->fn))
+	else if (o.fn && !th->fresh)
 		o.call = th->call; /* its descriptors not read: not known */
 	if (read_now && o.call >= 0) {
 		int m;
