@@ -51,14 +51,15 @@ DEB_TOOLS := debhelper dh-python pybuild-plugin-pyproject python3-all python3-wh
 # offline, with setuptools' backend), PyTorch (the
 # verdict's training loop on this CPU, tests/workloads/torch_phases.py),
 # fusepy (tests/e2e/lib/slowfuse.py: a FUSE daemon that answers slowly, for
-# the waits), iproute2's tc (netem in the kernel matrix's NFS guest), and
+# the waits), iproute2's tc (netem in the kernel matrix's NFS guest), nfs-common's
+# mountstats (nfsiostat's figures of the guest's NFS mount: the net source's judge), and
 # make deb's tools (the package built offline, lintian), and what Darshan's
 # source release builds with (tests/darshan/build: the access pattern's judge)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 python3-fusepy iproute2 \
+	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 python3-fusepy iproute2 nfs-common \
 	$(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.
@@ -339,7 +340,7 @@ DIST_INFO := iopsample-$(PY_VERSION).dist-info
 # no: install leaves the Python package to another (debian/rules: pybuild)
 PYTHON_PACKAGE ?= yes
 SCHEMA_NAMES := envelope manifest compare verdict proc_io syscall_io perf_event block_io diskstats \
-	taskstats cgroup gpu waits offcpu
+	taskstats cgroup gpu waits offcpu net
 
 # Every file install writes, one a line: MODE FILE-IN-THE-TREE PATH (under
 # DESTDIR). Named one by one: a file is installed only once it is named

@@ -62,7 +62,7 @@ import tempfile
 import time
 
 SOURCES = ["proc_io:procfs", "proc_io:bpf", "taskstats:netlink", "taskstats:bpf", "cgroup", "diskstats", "perf_event", "syscall_io",
-           "block_io", "gpu", "waits:procfs", "waits:bpf"]
+           "block_io", "gpu", "waits:procfs", "waits:bpf", "net"]
 # the task iterator each bpf backend runs a tick, in its object file
 ITERATORS = {"proc_io": "pio_walk", "taskstats": "ts_walk", "waits": "waits_walk"}
 
@@ -197,7 +197,7 @@ def floor_cmd(build, work, spec, row_len, keeper, manifest, sampler, n):
         return cmd + ["taskstats", os.path.join(v2, "cgroup.threads")]
     if src == "waits":
         return cmd + ["threads", os.path.join(v2, "cgroup.threads")]
-    if src in ("cgroup", "diskstats"):
+    if src in ("cgroup", "diskstats", "net"):
         return cmd + ["files"] + sampler_files(sampler)
     if src == "perf_event":
         counted = [e["event"] for e in manifest["sources"]["perf_event"]["events"] if e["counted"]]

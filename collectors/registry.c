@@ -14,6 +14,7 @@ extern const struct collector_ops cgroup_ops;
 extern const struct collector_ops gpu_ops;
 extern const struct collector_ops waits_ops;
 extern const struct collector_ops offcpu_ops;
+extern const struct collector_ops net_ops;
 
 const struct collector_ops *const collector_registry[] = {
 	&proc_io_ops,
@@ -26,6 +27,7 @@ const struct collector_ops *const collector_registry[] = {
 	&gpu_ops,
 	&waits_ops,
 	&offcpu_ops,
+	&net_ops,
 	NULL,
 };
 

@@ -8,7 +8,7 @@ _iopsample()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	local commands="run check probe events cat validate summary export compare verdict report schema"
-	local sources="proc_io syscall_io perf_event block_io diskstats taskstats cgroup gpu waits offcpu"
+	local sources="proc_io syscall_io perf_event block_io diskstats taskstats cgroup gpu waits offcpu net"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return

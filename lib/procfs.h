@@ -56,6 +56,10 @@ int procfs_read_stat(pid_t pid, struct proc_stat *st);
 int procfs_read_io(pid_t pid, struct proc_io_counters *c);
 /* The integer a sysctl file (/proc/sys/...) holds, or missing when it
  * cannot be read (no such setting, no /proc/sys). */
+/* The kernel's octal escapes in a path it prints (seq_escape: "\040" for a
+ * space in mountinfo and mountstats), undone in place. */
+void procfs_unescape(char *s);
+
 long procfs_sysctl_long(const char *path, long missing);
 /* /proc/sys/kernel/perf_event_paranoid (what the manifest's host and
  * perf_event's reasons quote), or -2 when it cannot be read. */

@@ -135,6 +135,14 @@ struct verdict_in {
 	const char *mount_what; /* "nfs4, server 10.0.2.2:/srv", "fuse, daemon python3 (pid 12)" */
 	double mount_ns;
 
+	/* net: the network's figures, evidence for network (NAN: no net row) */
+	double net_ops, net_rtt_ns;              /* the mount waited on most, an NFS mount's RPCs */
+	double net_read_bytes, net_write_bytes;  /* ... and its bytes */
+	double net_waiting;                      /* ... a FUSE mount's requests waiting (the most) */
+	const char *net_if;                      /* the busiest interface */
+	double net_if_bytes, net_if_speed;       /* its bytes each way summed; its link, Mbit/s */
+	double net_retrans;                      /* TCP's segments retransmitted */
+
 	/* oracle sources: evidence only, never the label */
 	double bio_read_bytes, bio_read_ops, bio_write_bytes, bio_write_ops; /* block_io, the tree's */
 	double offcpu[VW_COUNT]; /* offcpu: the same as waits, exact */

@@ -26,6 +26,7 @@
 const char *const verdict_source_names[VS_COUNT] = {
 	[VS_TASKSTATS] = "taskstats", [VS_CGROUP] = "cgroup", [VS_DISKSTATS] = "diskstats",
 	[VS_GPU] = "gpu", [VS_BLOCK_IO] = "block_io", [VS_WAITS] = "waits", [VS_OFFCPU] = "offcpu",
+	[VS_NET] = "net",
 };
 
 const char *const verdict_source_roles[VS_COUNT] = {
@@ -40,6 +41,8 @@ const char *const verdict_source_roles[VS_COUNT] = {
 	[VS_WAITS] = "decides network, and cpu, cpu_wait, disk, memory and idle in taskstats' stead: "
 		     "where the tree's threads were, at the time, and on what they waited",
 	[VS_OFFCPU] = "evidence only (an oracle): the same as waits, exact",
+	[VS_NET] = "evidence: the network's figures where the tree waits on it (the mount's round trips "
+		   "and bytes, the busiest interface's rate, TCP's retransmits)",
 };
 
 bool verdict_source_decides(enum verdict_source s)
@@ -82,6 +85,14 @@ static const char *const block_io_leaves[] = {"read_bytes", "read_ops", "write_b
 /* waits' and offcpu's: their classes (verdict_wait_fields), nthreads, then
  * per mount (by_mount.<point>.) its time */
 
+/* net's: TCP's retransmits, then per interface (by_interface.<name>.) and
+ * per mount (by_mount.<point>.: an NFS mount's RPCs, a FUSE mount's
+ * requests waiting) */
+static const char *const net_if_leaves[] = {"rx_bytes", "tx_bytes", "link_speed_mbps"};
+enum { NI_RX, NI_TX, NI_SPEED, NI_COUNT };
+static const char *const net_nfs_leaves[] = {"ops", "rtt_ns", "read_bytes", "write_bytes"};
+enum { NN_OPS, NN_RTT, NN_READ, NN_WRITE, NN_COUNT };
+
 /* How many windows a source's thread may run ahead of the reader. */
 #define QUEUE_WINDOWS 512
 /* The queue's ends are published a batch at a time (fewer locks). */
@@ -98,8 +109,11 @@ struct gsource {
 	/* the leaves: per device for diskstats and gpu */
 	size_t nleaf, ndev;
 	char **leaf;
-	const char **dev; /* diskstats: a name; gpu: an index as text; waits: a mount point */
-	char **what;      /* waits: each mount in words ("nfs4, server ...") */
+	const char **dev; /* diskstats: a name; gpu: an index as text; waits: a mount point;
+			     net: its interfaces, then its mounts */
+	char **what;      /* waits: each mount in words ("nfs4, server ..."); net: "fuse" or NULL */
+	size_t nif;       /* net: its interfaces, the first of dev */
+	size_t *off;      /* net: each dev's first leaf */
 	struct pcie {
 		int gen, width;
 		double link;
@@ -212,6 +226,41 @@ static int choose_leaves(struct gsource *s)
 			if (add_leaf(s, "by_mount%c%s%c%s", ROW_PICK_SEP, point, ROW_PICK_SEP,
 				     fuse ? "fuse_ns" : "remote_fs_ns") < 0)
 				return -ENOMEM;
+		}
+		return 0;
+	}
+	case VS_NET: {
+		const json_t *ifs = json_object_get(s->entry, "interfaces"), *mounts = json_object_get(s->entry, "mounts");
+		size_t n = json_array_size(ifs) + json_object_size(mounts) + 1;
+		s->dev = calloc(n, sizeof(*s->dev));
+		s->what = calloc(n, sizeof(*s->what));
+		s->off = calloc(n, sizeof(*s->off));
+		if (!s->dev || !s->what || !s->off || add_leaf(s, "tcp_retrans_segs") < 0)
+			return -ENOMEM;
+		json_array_foreach(ifs, i, d) {
+			if (!json_is_string(d))
+				continue;
+			s->off[s->ndev] = s->nleaf;
+			s->dev[s->ndev++] = json_string_value(d);
+			for (size_t l = 0; l < NI_COUNT; l++)
+				if (add_leaf(s, "by_interface%c%s%c%s", ROW_PICK_SEP, json_string_value(d), ROW_PICK_SEP,
+					     net_if_leaves[l]) < 0)
+					return -ENOMEM;
+		}
+		s->nif = s->ndev;
+		const char *point;
+		json_object_foreach((json_t *)mounts, point, d) {
+			/* a FUSE mount: its requests waiting; an NFS one: its RPCs */
+			static const char *const fuse_leaves[] = {"waiting"};
+			bool fuse = !json_object_get(d, "server");
+			const char *const *names = fuse ? fuse_leaves : net_nfs_leaves;
+			s->off[s->ndev] = s->nleaf;
+			if (fuse && !(s->what[s->ndev] = strdup("fuse")))
+				return -ENOMEM;
+			s->dev[s->ndev++] = point;
+			for (size_t l = 0; l < (fuse ? 1 : NN_COUNT); l++)
+				if (add_leaf(s, "by_mount%c%s%c%s", ROW_PICK_SEP, point, ROW_PICK_SEP, names[l]) < 0)
+					return -ENOMEM;
 		}
 		return 0;
 	}
@@ -561,6 +610,37 @@ static void fill_waits(struct verdict_in *in, double *to, const struct gsource *
 	}
 }
 
+/* net's figures for the window: the mount the waits found the tree waiting
+ * on most (after fill_waits), the busiest interface, TCP's retransmits. */
+static void fill_net(struct verdict_in *in, const struct gsource *s, const double *v)
+{
+	if (!v)
+		return;
+	in->net_retrans = v[0];
+	for (size_t d = 0; d < s->nif; d++) {
+		const double *f = v + s->off[d];
+		double bytes = f[NI_RX] + f[NI_TX];
+		if (isnan(bytes) || (in->net_if && !(bytes > in->net_if_bytes)))
+			continue;
+		in->net_if = s->dev[d];
+		in->net_if_bytes = bytes;
+		in->net_if_speed = f[NI_SPEED];
+	}
+	for (size_t d = s->nif; in->mount && d < s->ndev; d++) {
+		if (strcmp(s->dev[d], in->mount))
+			continue;
+		const double *f = v + s->off[d];
+		if (s->what[d]) {
+			in->net_waiting = f[0];
+		} else {
+			in->net_ops = f[NN_OPS];
+			in->net_rtt_ns = f[NN_RTT];
+			in->net_read_bytes = f[NN_READ];
+			in->net_write_bytes = f[NN_WRITE];
+		}
+	}
+}
+
 /* Says once what ended s's thread early, naming the file and line. */
 static int source_failed(struct verdict_grid *g, struct gsource *s)
 {
@@ -635,6 +715,7 @@ static int take_window(struct verdict_grid *g, struct verdict_grid_window *w)
 	fill_gpu(in, &g->src[VS_GPU], v[VS_GPU]);
 	fill_waits(in, in->waits, &g->src[VS_WAITS], v[VS_WAITS]);
 	fill_waits(in, in->offcpu, &g->src[VS_OFFCPU], v[VS_OFFCPU]);
+	fill_net(in, &g->src[VS_NET], v[VS_NET]);
 	if (isnan(in->nthreads) && v[VS_WAITS])
 		in->nthreads = v[VS_WAITS][VW_COUNT];
 	in->bio_read_bytes = at(bio, 0);
@@ -752,6 +833,7 @@ int verdict_grid_close(struct verdict_grid *g, bool check)
 			free(s->what[d]);
 		free(s->what);
 		free(s->dev);
+		free(s->off);
 	}
 	free(g);
 	return code;

@@ -20,7 +20,7 @@
 struct jschema_set;
 
 enum verdict_source { VS_TASKSTATS, VS_CGROUP, VS_DISKSTATS, VS_GPU, VS_BLOCK_IO, VS_WAITS, VS_OFFCPU,
-		      VS_COUNT };
+		      VS_NET, VS_COUNT };
 
 /* "taskstats", ... by source */
 extern const char *const verdict_source_names[VS_COUNT];
@@ -28,8 +28,8 @@ extern const char *const verdict_source_names[VS_COUNT];
 extern const char *const verdict_source_roles[VS_COUNT];
 /* Its rows make windows (taskstats, cgroup, gpu, waits), or add evidence
  * to windows others made (diskstats, block_io, whose final rows may wait
- * longer for I/O in flight; offcpu): reading the evidence never adds a
- * window. */
+ * longer for I/O in flight; offcpu; net): reading the evidence never adds
+ * a window. */
 bool verdict_source_decides(enum verdict_source s);
 
 /* taskstats' delays, in the order of verdict_in's */

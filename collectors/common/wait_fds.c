@@ -58,29 +58,15 @@ static const char *const remote_types[] = {
 
 static enum wait_fd_kind fstype_kind(const char *type)
 {
-	/* "fuse", "fuseblk", "fuse.sshfs"; virtiofs speaks FUSE to its host */
-	if (!strncmp(type, "fuse", 4) || !strcmp(type, "virtiofs"))
+	/* "fuse", "fuseblk", "fuse.sshfs"; virtiofs speaks FUSE to its host;
+	 * not "fusectl", FUSE's control file system */
+	if (!strcmp(type, "fuse") || !strcmp(type, "fuseblk") || !strncmp(type, "fuse.", 5) ||
+	    !strcmp(type, "virtiofs"))
 		return WFD_FUSE;
 	for (const char *const *r = remote_types; *r; r++)
 		if (!strcmp(type, *r))
 			return WFD_REMOTE;
 	return WFD_FILE;
-}
-
-/* mountinfo's octal escapes (\040 for a space) undone, in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-		    s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
 }
 
 static int find_mount(const struct wait_fds *w, int mnt_id)
@@ -116,7 +102,7 @@ static int add_mount_line(struct wait_fds *w, char *line)
 		w->mount = m;
 		w->cap = cap;
 	}
-	unescape(field[4]);
+	procfs_unescape(field[4]);
 	unsigned major = 0, minor = 0;
 	sscanf(field[2], "%u:%u", &major, &minor);
 	struct wait_mount m = {.mnt_id = id, .major = major, .minor = minor, .point = strdup(field[4]), .fstype = strdup(type),
@@ -125,7 +111,7 @@ static int add_mount_line(struct wait_fds *w, char *line)
 		mount_free(&m);
 		return -ENOMEM;
 	}
-	unescape(m.source);
+	procfs_unescape(m.source);
 	w->mount[w->nmount++] = m;
 	return 0;
 }

@@ -51,7 +51,8 @@ RULES = {"nprocs": "max", "in_flight": "max", "dirty_bytes": "max", "nthreads": 
          "temperature_c": "max", "gpu_idle": "max", "applications_clocks": "max", "sw_power_cap": "max",
          "hw_slowdown": "max", "sync_boost": "max", "sw_thermal": "max", "hw_thermal": "max",
          "hw_power_brake": "max", "display_clocks": "max", "gpu_util_pct": "mean", "mem_util_pct": "mean",
-         "sm_clock_mhz": "mean", "daemon_pid": "max"}
+         "sm_clock_mhz": "mean", "daemon_pid": "max", "link_speed_mbps": "max", "rtt_ns_per_op": "ratio",
+         "waiting": "max"}
 UNITS = {"h": 3600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 
 

@@ -17,7 +17,7 @@ expect(h["kernel_release"] == os.uname().release, "kernel_release " + str(h["ker
 expect(h["cpu_count"] == os.cpu_count(), "cpu_count %s" % h["cpu_count"])
 expect(h["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "paranoid")
 s = p["sources"]
-expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup", "gpu", "waits", "offcpu"], "sources %s" % list(s))
+expect(list(s) == ["proc_io", "syscall_io", "perf_event", "block_io", "diskstats", "taskstats", "cgroup", "gpu", "waits", "offcpu", "net"], "sources %s" % list(s))
 # the cgroups, as /proc/self/mountinfo and /proc/self/cgroup say: the trial
 # episode cgroup made and gone again
 cg = p["cgroups"]
@@ -44,6 +44,8 @@ expect(w["status"] == "ok" and w["available_in_deployment"] and w["backend"] == 
 o = s["offcpu"]
 expect(o["status"] == ("ok" if tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2]) >= (5, 17)
                        else "unavailable") and not o["available_in_deployment"], "offcpu %s" % o)
+# net: /proc/self/net and mountstats are anyone's
+expect(s["net"]["status"] == "ok" and s["net"]["available_in_deployment"], "net %s" % s["net"])
 # root: taskstats answers, and probe reports task_delayacct as it is, untouched
 da = open("/proc/sys/kernel/task_delayacct").read().strip()
 expect(s["taskstats"]["status"] == "ok" and s["taskstats"]["available_in_deployment"] and

@@ -86,11 +86,12 @@ lines = open(sys.argv[1]).read().splitlines()
 wrong = {"scalar": ["[1, 2]", "{a: 1}", "null"], "flow-list": ["x", "{a: 1}", "null", "[[1]]"]}
 # what a key does accept: strings take any scalar, duration null is "none",
 # stdout and stderr null is null (discard), a signal may be a number, a
-# command a shell string, zstd levels go negative, devices null is every device
+# command a shell string, zstd levels go negative, devices null is every device,
+# interfaces null every one up
 any_scalar = ("\"12\"", "yes", "-3")
 fine = {k: any_scalar for k in ("name", "output_dir", "cwd", "dataset", "run", "OMP_NUM_THREADS")}
 fine.update(duration=("null",), stdout=("null",), stderr=("null",), stop_signal=("\"12\"",), command=("x",), devices=("null",),
-            zstd_level=("-3",))
+            interfaces=("null",), zstd_level=("-3",))
 n = 0
 for i, line in enumerate(lines):
     m = re.match(r"^( *)([a-z_]+): (.+)$", line)

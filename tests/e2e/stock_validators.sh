@@ -24,6 +24,7 @@ sources:
   gpu: {interval: 10ms}
   waits: {interval: 10ms}
   offcpu: {interval: 10ms}
+  net: {interval: 10ms, interfaces: [lo]}
 EOY
 # gpu from NVML's test double (tests/e2e/gpu.sh): two GPUs, one giving less
 cat >"$WORK/nvml.script" <<'EOS'

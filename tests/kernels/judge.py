@@ -362,7 +362,46 @@ def check_nfs():
         said.append("%s: remote_fs in %d/%d rows" % (name, right, len(rows)))
     v = phases.verdict(os.environ["IOPSAMPLE"], ep.dir)
     said.append(phases.judge(v, ph, {"read": "network", "dread": "network", "cpu": "cpu"}, release))
+    # the evidence names the mount, its server and its round trips (net)
+    for name, start, end, _ in ph:
+        if name in ("read", "dread"):
+            ev = [w["evidence"] for w in phases.inside(v, start, end) if w["verdict"] == "network"]
+            named = [e for e in ev if "(/nfs: nfs4, server 127.0.0.1:/; " in e and " ms an RPC" in e]
+            expect(len(named) >= phases.SHARE * len(ev), "%s: the mount's figures in %d of %d: %s" % (
+                name, len(named), len(ev), ev[:1]))
+    said.append(nfs_counted(ep))
     return "; ".join(said)
+
+
+def nfs_counted(ep):
+    """net's by_mount["/nfs"] over the episode: the change of the guest's
+    mountstats from just before the run to just after (nothing else used
+    the mount), within 1 %; its READs' mean round trip as nfs-utils'
+    mountstats iostat prints it for the same two files."""
+    import subprocess
+    import mountstats
+    before, after = (os.path.join(out, "nfs.mountstats." + w) for w in ("before", "after"))
+    d = mountstats.delta(before, after, "/nfs")
+    rows = ep.rows["net"]
+    got = {k: sum(r["by_mount"]["/nfs"][k] for r in rows) for k in ("ops", "read_bytes", "rtt_ns", "retrans")}
+    reads = sum(r["by_mount"]["/nfs"]["by_op"]["READ"]["ops"] for r in rows)
+    read_rtt = sum(r["by_mount"]["/nfs"]["by_op"]["READ"]["rtt_ns"] for r in rows)
+    for k in ("ops", "read_bytes", "rtt_ns"):
+        expect(abs(got[k] - d[k]) <= 0.01 * d[k], "/nfs %s: rows %d, mountstats %d" % (k, got[k], d[k]))
+    expect(reads == d["READ"] and got["retrans"] == d["retrans"], "READs %d, mountstats %d" % (reads, d["READ"]))
+    said = "net /nfs: %d RPCs, %d bytes read, RTT %.1f ms an RPC as mountstats" % (
+        got["ops"], got["read_bytes"], got["rtt_ns"] / max(got["ops"], 1) / 1e6)
+    try:
+        ios = subprocess.run(["mountstats", "iostat", "-f", after, "-S", before, "/nfs"], capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        return said + "; no mountstats iostat (nfs-common): %s" % e
+    lines = ios.splitlines()
+    row = lines[[i for i, l in enumerate(lines) if l.startswith("read:")][0] + 1].split()
+    rtt_ms = float(row[5])  # ops/s kB/s kB/op retrans (pct) avg-RTT
+    mine = read_rtt / reads / 1e6
+    expect(abs(mine - rtt_ms) <= 0.01 * rtt_ms + 0.001, "READ avg RTT: rows %.3f ms, mountstats iostat %.3f" % (mine, rtt_ms))
+    return said + "; READ avg RTT %.3f ms, mountstats iostat %.3f" % (mine, rtt_ms)
 
 
 def check_causes(name, what):

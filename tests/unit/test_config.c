@@ -197,7 +197,7 @@ TEST(unknown_keys_are_positioned_at_the_key)
 	bad(MINIMAL "sources:\n  proc_io:\n    intervl: 1s\n", "t.yaml:5:5",
 	    "unknown key \"intervl\" in sources.proc_io");
 	bad(MINIMAL "output: {level: 3}\n", "t.yaml:3:10", "unknown key \"level\" in output");
-	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io, syscall_io, perf_event, block_io, diskstats, taskstats, cgroup, gpu, waits, offcpu)");
+	bad(MINIMAL "sources:\n  proc_oi: {}\n", "t.yaml:4:3", "unknown source \"proc_oi\" (known: proc_io, syscall_io, perf_event, block_io, diskstats, taskstats, cgroup, gpu, waits, offcpu, net)");
 }
 
 TEST(wrong_types_are_positioned_at_the_value)

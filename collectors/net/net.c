@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* net: the network on the episode's grid, as diskstats is the disk's: the
+ * tree's network namespace's interfaces (/proc/PID/net/dev, each one's
+ * /sys/class/net/NAME/speed), its TCP and UDP counters (/proc/PID/net/snmp
+ * and netstat), and the mounts its mount namespace has of a network file
+ * system (NFS: /proc/PID/mountstats, as nfsiostat reads it) or of a FUSE
+ * daemon (/sys/fs/fuse/connections/N/waiting: the requests it has not
+ * answered). Deployable: it reads what an unprivileged reader may.
+ *
+ * The files are opened once, in the tree's namespaces (PID: the target),
+ * and re-read from offset 0 each tick: a kept /proc/PID/net file goes on
+ * showing the namespace after PID has exited. Each row's counters are the
+ * change since the previous one; the interfaces and the mounts are fixed
+ * when the source opens (export's row shape: the same keys in every row),
+ * and one that goes away keeps its keys, null from then on, with a
+ * warning, as does a mount the tree makes later (it is named, not read). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "common/wait_fds.h"
+#include "jsonl_writer.h"
+#include "mountstats.h"
+#include "net_text.h"
+#include "procfs_files.h"
+
+#define NET_MAX_IFACES 64
+#define FUSECTL "/sys/fs/fuse/connections"
+
+/* ---- config: net.interfaces -------------------------------------------------- */
+
+struct net_config {
+	bool chosen; /* interfaces given; else every interface up but lo */
+	size_t n;
+	char name[NET_MAX_IFACES][NET_IFNAME_MAX];
+};
+
+static int add_iface(void *arg, struct cfg_ctx *c, const char *name, yaml_node_t *item)
+{
+	struct net_config *cfg = arg;
+	if (strlen(name) >= NET_IFNAME_MAX || strchr(name, '/') || strchr(name, ':'))
+		return cfg_fail(c, item, "\"%s\" is not an interface name", name);
+	for (size_t i = 0; i < cfg->n; i++)
+		if (!strcmp(cfg->name[i], name))
+			return cfg_fail(c, item, "interface %s is named twice", name);
+	if (cfg->n == NET_MAX_IFACES)
+		return cfg_fail(c, item, "more than %d interfaces", NET_MAX_IFACES);
+	snprintf(cfg->name[cfg->n++], NET_IFNAME_MAX, "%s", name);
+	return 0;
+}
+
+static int net_parse_key(void *priv, struct cfg_ctx *c, const char *key, yaml_node_t *value)
+{
+	struct net_config *cfg = priv;
+	if (strcmp(key, "interfaces"))
+		return -ENOENT;
+	cfg->n = 0;
+	cfg->chosen = !cfg_is_null(value);
+	return cfg->chosen ? cfg_each_name(c, value, key, "interface", add_iface, cfg) : 0;
+}
+
+static void net_describe(const void *priv, json_t *out)
+{
+	const struct net_config *cfg = priv;
+	json_t *names = json_null();
+	if (cfg->chosen) {
+		names = json_array();
+		for (size_t i = 0; i < cfg->n; i++)
+			json_array_append_new(names, json_string(cfg->name[i]));
+	}
+	json_object_set_new(out, "interfaces", names);
+}
+
+/* ---- the row's fields ---------------------------------------------------------- */
+
+static const struct {
+	const char *field;
+	enum net_dev_field f;
+} dev_fields[] = {
+	{"rx_bytes", ND_RX_BYTES},     {"tx_bytes", ND_TX_BYTES},     {"rx_packets", ND_RX_PACKETS},
+	{"tx_packets", ND_TX_PACKETS}, {"rx_errors", ND_RX_ERRORS},   {"tx_errors", ND_TX_ERRORS},
+	{"rx_dropped", ND_RX_DROPPED}, {"tx_dropped", ND_TX_DROPPED},
+};
+#define NDEV (sizeof(dev_fields) / sizeof(dev_fields[0]))
+
+enum proto_file { PF_SNMP, PF_NETSTAT, PF_COUNT };
+static const struct {
+	const char *field, *group, *name;
+	enum proto_file file;
+} proto_fields[] = {
+	{"tcp_retrans_segs", "Tcp", "RetransSegs", PF_SNMP},
+	{"tcp_out_rsts", "Tcp", "OutRsts", PF_SNMP},
+	{"tcp_active_opens", "Tcp", "ActiveOpens", PF_SNMP},
+	{"tcp_passive_opens", "Tcp", "PassiveOpens", PF_SNMP},
+	{"tcp_in_errs", "Tcp", "InErrs", PF_SNMP},
+	{"udp_in_errors", "Udp", "InErrors", PF_SNMP},
+	{"udp_rcvbuf_errors", "Udp", "RcvbufErrors", PF_SNMP},
+	{"tcp_listen_drops", "TcpExt", "ListenDrops", PF_NETSTAT},
+	{"tcp_listen_overflows", "TcpExt", "ListenOverflows", PF_NETSTAT},
+};
+#define NPROTO (sizeof(proto_fields) / sizeof(proto_fields[0]))
+
+/* an NFS mount's counters, summed over its operations */
+enum { NM_OPS, NM_RTT, NM_EXE, NM_QUEUE, NM_RETRANS, NM_TIMEOUTS, NM_COUNT };
+
+/* ---- state --------------------------------------------------------------------- */
+
+struct iface {
+	char name[NET_IFNAME_MAX];
+	struct net_dev_line prev, now;
+	bool seen, gone;
+	int speed_fd; /* its sysfs speed, in the source's own network namespace only; -1 */
+	json_t *obj;  /* by_interface.NAME */
+};
+
+struct nfs_mount {
+	struct ms_mount prev, now; /* op arrays owned */
+	bool gone, have_now;
+	json_t *obj, *by_op;
+};
+
+struct fuse_mount {
+	char waiting[64]; /* its fusectl file: opened each tick (the file cannot be pread) */
+	pid_t daemon;
+	json_t *obj;
+};
+
+struct net {
+	pid_t pid;
+	int fd[PF_COUNT], dev_fd, ms_fd;
+	char *buf;
+	size_t cap;
+	struct iface ifs[NET_MAX_IFACES];
+	size_t nif;
+	uint64_t proto_prev[NPROTO], proto_now[NPROTO];
+	bool proto_known[NPROTO];
+	struct mountstats ms;
+	struct nfs_mount *nfs;
+	char (*nfs_point)[256];
+	size_t nnfs;
+	struct fuse_mount *fuse;
+	size_t nfuse;
+	json_t *row, *warnings;
+	char unknown_said[128]; /* the last mountstats line warned of */
+	char **new_said;        /* mounts made since the open, warned of */
+	size_t nnew;
+};
+
+static void warn(struct net *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct net *p, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_array_append_new(p->warnings, json_string(msg));
+}
+
+static uint64_t delta(uint64_t prev, uint64_t now)
+{
+	return now >= prev ? now - prev : now; /* reset: counted from 0 */
+}
+
+static void copy_mount(struct ms_mount *to, const struct ms_mount *from)
+{
+	free(to->op);
+	*to = *from;
+	to->op = NULL;
+	to->nop = to->op_cap = 0;
+	if (from->nop && (to->op = calloc(from->nop, sizeof(*to->op)))) {
+		memcpy(to->op, from->op, from->nop * sizeof(*to->op));
+		to->nop = to->op_cap = from->nop;
+	}
+}
+
+static void net_close(void *state)
+{
+	struct net *p = state;
+	if (!p)
+		return;
+	for (int i = 0; i < PF_COUNT; i++)
+		if (p->fd[i] >= 0)
+			close(p->fd[i]);
+	if (p->dev_fd >= 0)
+		close(p->dev_fd);
+	if (p->ms_fd >= 0)
+		close(p->ms_fd);
+	for (size_t i = 0; i < p->nif; i++)
+		if (p->ifs[i].speed_fd >= 0)
+			close(p->ifs[i].speed_fd);
+	for (size_t i = 0; i < p->nnfs; i++) {
+		free(p->nfs[i].prev.op);
+		free(p->nfs[i].now.op);
+	}
+	for (size_t i = 0; i < p->nnew; i++)
+		free(p->new_said[i]);
+	free(p->new_said);
+	free(p->nfs);
+	free(p->nfs_point);
+	free(p->fuse);
+	mountstats_free(&p->ms);
+	free(p->buf);
+	free(p);
+}
+
+static int open_in(pid_t pid, const char *what, struct errbuf *why)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errbuf_set(why, errno, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* A small sysfs file's number (speed, flags in hex with base 0, waiting):
+ * true and *out, or false (unreadable, or the kernel's -1/EINVAL for a
+ * link with no speed). */
+static bool read_number(int fd, long long *out)
+{
+	char buf[32];
+	/* pread, or read for a file opened for this one read */
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0 && errno == ESPIPE)
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *end;
+	errno = 0;
+	long long v = strtoll(buf, &end, 0);
+	if (end == buf || errno || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* ---- reading -------------------------------------------------------------------- */
+
+static int read_file(struct net *p, int fd, const char *what, struct errbuf *why)
+{
+	ssize_t r = procfs_pread_all(fd, &p->buf, &p->cap);
+	if (r < 0)
+		return errbuf_set(why, (int)-r, "/proc/%d/%s: %s", (int)p->pid, what, strerror((int)-r));
+	return 0;
+}
+
+/* This tick's interface lines into ifs[].now, seen[] for those present. */
+static int read_ifaces(struct net *p, struct errbuf *why)
+{
+	int r = read_file(p, p->dev_fd, "net/dev", why);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < p->nif; i++)
+		p->ifs[i].seen = false;
+	for (char *line = p->buf; *line;) {
+		char *end = strchrnul(line, '\n');
+		bool more = *end == '\n';
+		*end = '\0';
+		struct net_dev_line l;
+		if (net_dev_parse_line(line, &l) == 0)
+			for (size_t i = 0; i < p->nif; i++)
+				if (!strcmp(p->ifs[i].name, l.name)) {
+					p->ifs[i].now = l;
+					p->ifs[i].seen = true;
+				}
+		line = more ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int read_protos(struct net *p, struct errbuf *why)
+{
+	static const char *const names[PF_COUNT] = {"net/snmp", "net/netstat"};
+	for (int f = 0; f < PF_COUNT; f++) {
+		if (p->fd[f] < 0)
+			continue;
+		int r = read_file(p, p->fd[f], names[f], why);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < NPROTO; i++)
+			if (proto_fields[i].file == (enum proto_file)f)
+				p->proto_known[i] = net_snmp_value(p->buf, proto_fields[i].group, proto_fields[i].name,
+								   &p->proto_now[i]);
+	}
+	return 0;
+}
+
+static int read_mountstats(struct net *p, struct errbuf *why)
+{
+	int r = read_file(p, p->ms_fd, "mountstats", why);
+	if (r < 0)
+		return r;
+	if ((r = mountstats_parse(&p->ms, p->buf)) < 0)
+		return errbuf_set(why, -r, "out of memory");
+	if (p->ms.unknown_lines && strcmp(p->unknown_said, p->ms.first_unknown)) {
+		snprintf(p->unknown_said, sizeof(p->unknown_said), "%s", p->ms.first_unknown);
+		warn(p, "/proc/%d/mountstats: %u line%s of an NFS mount not understood, skipped (the first: \"%s\")",
+		     (int)p->pid, p->ms.unknown_lines, p->ms.unknown_lines == 1 ? "" : "s", p->ms.first_unknown);
+	}
+	for (size_t i = 0; i < p->nnfs; i++) {
+		const struct ms_mount *m = mountstats_find(&p->ms, p->nfs_point[i]);
+		p->nfs[i].have_now = m != NULL;
+		if (m)
+			copy_mount(&p->nfs[i].now, m);
+	}
+	/* an NFS mount made since the open: named once, not read */
+	for (size_t k = 0; p->nfs && k < p->ms.n; k++) {
+		const char *point = p->ms.m[k].point;
+		bool known = false;
+		for (size_t i = 0; i < p->nnfs && !known; i++)
+			known = !strcmp(p->nfs_point[i], point);
+		for (size_t i = 0; i < p->nnew && !known; i++)
+			known = !strcmp(p->new_said[i], point);
+		if (known)
+			continue;
+		char **grown = reallocarray(p->new_said, p->nnew + 1, sizeof(*grown));
+		if (!grown || !(grown[p->nnew] = strdup(point))) {
+			p->new_said = grown ? grown : p->new_said;
+			return errbuf_set(why, ENOMEM, "out of memory");
+		}
+		p->new_said = grown;
+		p->nnew++;
+		warn(p, "NFS mount %s (%s) appeared after the source opened: not in by_mount (its keys are fixed "
+			"when the source opens)", point, p->ms.m[k].device);
+	}
+	return 0;
+}
+
+/* ---- the row ---------------------------------------------------------------------- */
+
+static void fill_ifaces(struct net *p)
+{
+	uint64_t sum[NDEV] = {0};
+	long long speed_sum = 0;
+	bool any = false, speed_known = false;
+	for (size_t i = 0; i < p->nif; i++) {
+		struct iface *f = &p->ifs[i];
+		long long speed = 0;
+		bool has_speed = !f->gone && read_number(f->speed_fd, &speed);
+		for (size_t k = 0; k < NDEV; k++) {
+			uint64_t d = f->gone ? 0 : delta(f->prev.v[dev_fields[k].f], f->now.v[dev_fields[k].f]);
+			jsonl_cell_int(f->obj, dev_fields[k].field, !f->gone, (json_int_t)d);
+			sum[k] += d;
+		}
+		jsonl_cell_int(f->obj, "link_speed_mbps", has_speed, speed);
+		any |= !f->gone;
+		if (has_speed) {
+			speed_known = true;
+			speed_sum += speed;
+		}
+	}
+	for (size_t k = 0; k < NDEV; k++)
+		jsonl_cell_int(p->row, dev_fields[k].field, any, (json_int_t)sum[k]);
+	jsonl_cell_int(p->row, "link_speed_mbps", speed_known, speed_sum);
+}
+
+static void fill_protos(struct net *p)
+{
+	for (size_t i = 0; i < NPROTO; i++)
+		jsonl_cell_int(p->row, proto_fields[i].field, p->proto_known[i],
+			       (json_int_t)delta(p->proto_prev[i], p->proto_now[i]));
+}
+
+static void fill_nfs(struct nfs_mount *n)
+{
+	bool known = !n->gone && n->have_now;
+	uint64_t sum[NM_COUNT] = {0};
+	for (size_t i = 0; known && i < n->now.nop; i++) {
+		const struct ms_op *now = &n->now.op[i];
+		const struct ms_op *prev = mountstats_op(&n->prev, now->name);
+		uint64_t d[MO_NFIELDS];
+		for (int f = 0; f < MO_NFIELDS; f++)
+			d[f] = delta(prev ? prev->v[f] : 0, now->v[f]);
+		sum[NM_OPS] += d[MO_OPS];
+		sum[NM_RTT] += d[MO_RTT_MS] * 1000000;
+		sum[NM_EXE] += d[MO_EXECUTE_MS] * 1000000;
+		sum[NM_QUEUE] += d[MO_QUEUE_MS] * 1000000;
+		sum[NM_RETRANS] += d[MO_TRANS] > d[MO_OPS] ? d[MO_TRANS] - d[MO_OPS] : 0;
+		sum[NM_TIMEOUTS] += d[MO_TIMEOUTS];
+		json_t *op = json_object_get(n->by_op, now->name);
+		if (op) {
+			jsonl_cell_int(op, "ops", true, (json_int_t)d[MO_OPS]);
+			jsonl_cell_int(op, "rtt_ns", true, (json_int_t)(d[MO_RTT_MS] * 1000000));
+		}
+	}
+	if (!known) {
+		const char *key;
+		json_t *op;
+		json_object_foreach(n->by_op, key, op) {
+			jsonl_cell_int(op, "ops", false, 0);
+			jsonl_cell_int(op, "rtt_ns", false, 0);
+		}
+	}
+	bool bytes = known && n->now.have_bytes && n->prev.have_bytes;
+	jsonl_cell_int(n->obj, "ops", known, (json_int_t)sum[NM_OPS]);
+	jsonl_cell_int(n->obj, "read_bytes", bytes,
+		       bytes ? (json_int_t)delta(n->prev.bytes[MB_SERVER_READ], n->now.bytes[MB_SERVER_READ]) : 0);
+	jsonl_cell_int(n->obj, "write_bytes", bytes,
+		       bytes ? (json_int_t)delta(n->prev.bytes[MB_SERVER_WRITE], n->now.bytes[MB_SERVER_WRITE]) : 0);
+	jsonl_cell_int(n->obj, "rtt_ns", known, (json_int_t)sum[NM_RTT]);
+	jsonl_cell_int(n->obj, "exe_ns", known, (json_int_t)sum[NM_EXE]);
+	jsonl_cell_int(n->obj, "backlog_ns", known, (json_int_t)sum[NM_QUEUE]);
+	jsonl_cell_int(n->obj, "retrans", known, (json_int_t)sum[NM_RETRANS]);
+	jsonl_cell_int(n->obj, "timeouts", known, (json_int_t)sum[NM_TIMEOUTS]);
+	jsonl_cell_real(n->obj, "rtt_ns_per_op", known && sum[NM_OPS],
+			sum[NM_OPS] ? (double)sum[NM_RTT] / (double)sum[NM_OPS] : 0);
+}
+
+static void fill_fuse(struct fuse_mount *f)
+{
+	long long waiting = 0;
+	int fd = open(f->waiting, O_RDONLY | O_CLOEXEC);
+	bool known = read_number(fd, &waiting);
+	jsonl_cell_int(f->obj, "waiting", known, waiting);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void fill_row(struct net *p)
+{
+	fill_ifaces(p);
+	fill_protos(p);
+	for (size_t i = 0; i < p->nnfs; i++)
+		fill_nfs(&p->nfs[i]);
+	for (size_t i = 0; i < p->nfuse; i++)
+		fill_fuse(&p->fuse[i]);
+}
+
+/* What this tick read becomes the baseline of the next. */
+static void advance(struct net *p)
+{
+	for (size_t i = 0; i < p->nif; i++)
+		if (!p->ifs[i].gone)
+			p->ifs[i].prev = p->ifs[i].now;
+	memcpy(p->proto_prev, p->proto_now, sizeof(p->proto_prev));
+	for (size_t i = 0; i < p->nnfs; i++)
+		if (p->nfs[i].have_now && !p->nfs[i].gone)
+			copy_mount(&p->nfs[i].prev, &p->nfs[i].now);
+}
+
+static int take(struct net *p, struct errbuf *why)
+{
+	int r = read_ifaces(p, why);
+	if (r == 0)
+		r = read_protos(p, why);
+	if (r == 0)
+		r = read_mountstats(p, why);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < p->nif; i++)
+		if (!p->ifs[i].seen && !p->ifs[i].gone) {
+			p->ifs[i].gone = true;
+			warn(p, "interface %s left /proc/%d/net/dev (renamed or removed); its fields are null from "
+				"then on", p->ifs[i].name, (int)p->pid);
+		}
+	for (size_t i = 0; i < p->nnfs; i++)
+		if (!p->nfs[i].have_now && !p->nfs[i].gone) {
+			p->nfs[i].gone = true;
+			warn(p, "NFS mount %s was unmounted; its fields are null from then on", p->nfs_point[i]);
+		}
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+/* /proc/PID/ns/net is this process's own: sysfs's /sys/class/net shows it. */
+static bool same_netns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	return stat(path, &a) == 0 && stat("/proc/self/ns/net", &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+static int sysfs_fd(const char *name, const char *file)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", name, file);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* The interfaces: those named, each of which must be there, or every one up
+ * (IFF_UP in sysfs's flags, where it shows the tree's namespace; else
+ * every one) but lo. */
+static int choose_ifaces(struct net *p, const struct net_config *cfg, json_t *manifest, struct errbuf *why)
+{
+	int r = read_file(p, p->dev_fd, "net/dev", why);
+	if (r < 0)
+		return r;
+	bool own = same_netns(p->pid);
+	struct iface found[NET_MAX_IFACES];
+	size_t nfound = 0;
+	for (char *line = p->buf; *line && nfound < NET_MAX_IFACES;) {
+		char *end = strchrnul(line, '\n');
+		bool more = *end == '\n';
+		*end = '\0';
+		struct net_dev_line l;
+		if (net_dev_parse_line(line, &l) == 0) {
+			found[nfound] = (struct iface){.speed_fd = -1};
+			snprintf(found[nfound].name, sizeof(found[nfound].name), "%s", l.name);
+			nfound++;
+		}
+		line = more ? end + 1 : end;
+	}
+	for (size_t i = 0; i < (cfg->chosen ? cfg->n : nfound); i++) {
+		const char *name = cfg->chosen ? cfg->name[i] : found[i].name;
+		bool there = false;
+		for (size_t k = 0; k < nfound && !there; k++)
+			there = !strcmp(found[k].name, name);
+		if (!there)
+			return errbuf_set(why, ENODEV, "interface %s is not in /proc/%d/net/dev (the tree's network "
+				      "namespace)", name, (int)p->pid);
+		if (!cfg->chosen) {
+			long long flags = 0;
+			int fd = own ? sysfs_fd(name, "flags") : -1;
+			bool up = fd < 0 || (read_number(fd, &flags) && (flags & 1));
+			if (fd >= 0)
+				close(fd);
+			if (!strcmp(name, "lo") || !up)
+				continue;
+		}
+		struct iface *f = &p->ifs[p->nif++];
+		*f = (struct iface){.speed_fd = own ? sysfs_fd(name, "speed") : -1};
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+	json_t *names = json_array();
+	for (size_t i = 0; i < p->nif; i++)
+		json_array_append_new(names, json_string(p->ifs[i].name));
+	json_object_set_new(manifest, "interfaces", names);
+	if (!own)
+		json_object_set_new(manifest, "link_speed",
+				    json_string("null: the tree has a network namespace of its own, which this "
+						"process's /sys/class/net does not show"));
+	return 0;
+}
+
+/* "server:/export" (an IPv6 server in brackets) apart. */
+static void server_export(const char *device, char *server, size_t scap, char *export, size_t ecap)
+{
+	const char *sep = device[0] == '[' ? strstr(device, "]:") : strchr(device, ':');
+	if (sep && device[0] == '[')
+		sep++;
+	snprintf(server, scap, "%.*s", sep ? (int)(sep - device) : (int)strlen(device), device);
+	snprintf(export, ecap, "%s", sep ? sep + 1 : "");
+}
+
+/* The mounts: each NFS mount mountstats has, each FUSE mount mountinfo has
+ * (its connection's waiting, its daemon), keyed by where they are mounted,
+ * each named in the manifest's mounts as waits names its own. */
+static int choose_mounts(struct net *p, json_t *by, json_t *manifest, struct errbuf *why)
+{
+	json_t *mounts = json_object(); /* the manifest's: what the verdict names */
+	json_object_set_new(manifest, "mounts", mounts);
+	int r = read_mountstats(p, why);
+	if (r < 0)
+		return r;
+	p->nfs = calloc(p->ms.n ? p->ms.n : 1, sizeof(*p->nfs));
+	p->nfs_point = calloc(p->ms.n ? p->ms.n : 1, sizeof(*p->nfs_point));
+	if (!p->nfs || !p->nfs_point)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->ms.n; i++) {
+		const struct ms_mount *m = &p->ms.m[i];
+		if (json_object_get(by, m->point))
+			continue; /* mounted twice on one point: the first */
+		struct nfs_mount *n = &p->nfs[p->nnfs];
+		snprintf(p->nfs_point[p->nnfs++], 256, "%s", m->point);
+		copy_mount(&n->prev, m);
+		copy_mount(&n->now, m);
+		n->have_now = true;
+		char server[256], export[256];
+		server_export(m->device, server, sizeof(server), export, sizeof(export));
+		n->obj = json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "fstype", m->fstype, "server", server, "export",
+				   export, "version", m->version[0] ? m->version : NULL, "transport",
+				   m->transport[0] ? m->transport : NULL);
+		json_object_set_new(mounts, m->point, json_pack("{s:s, s:s}", "fstype", m->fstype, "server", m->device));
+		n->by_op = json_object();
+		for (size_t k = 0; k < m->nop; k++)
+			json_object_set_new(n->by_op, m->op[k].name, json_object());
+		json_object_set_new(n->obj, "by_op", n->by_op);
+		json_object_set_new(by, m->point, n->obj);
+	}
+	/* FUSE: mountinfo's, for the super block's device, which names the
+	 * connection in fusectl */
+	struct wait_fds fds;
+	wait_fds_init(&fds);
+	if (wait_fds_load_mounts(&fds, p->pid) < 0) {
+		wait_fds_free(&fds);
+		return errbuf_set(why, errno ? errno : EIO, "/proc/%d/mountinfo cannot be read", (int)p->pid);
+	}
+	p->fuse = calloc(fds.nmount ? fds.nmount : 1, sizeof(*p->fuse));
+	if (!p->fuse) {
+		wait_fds_free(&fds);
+		return errbuf_set(why, ENOMEM, "out of memory");
+	}
+	bool fusectl = access(FUSECTL, R_OK) == 0;
+	for (size_t i = 0; i < fds.nmount; i++) {
+		if (fds.mount[i].kind != WFD_FUSE || json_object_get(by, fds.mount[i].point))
+			continue;
+		struct fuse_mount *f = &p->fuse[p->nfuse++];
+		snprintf(f->waiting, sizeof(f->waiting), FUSECTL "/%u/waiting",
+			 fds.mount[i].major << 20 | fds.mount[i].minor);
+		f->daemon = wait_fds_daemon(&fds, (int)i);
+		f->obj = json_pack("{s:s, s:s?}", "fstype", fds.mount[i].fstype, "daemon_comm",
+				   f->daemon ? fds.mount[i].daemon_comm : NULL);
+		jsonl_cell_int(f->obj, "daemon_pid", f->daemon != 0, f->daemon);
+		json_object_set_new(by, fds.mount[i].point, f->obj);
+		json_object_set_new(mounts, fds.mount[i].point,
+				    json_pack("{s:s, s:s?, s:o}", "fstype", fds.mount[i].fstype, "daemon_comm",
+					      f->daemon ? fds.mount[i].daemon_comm : NULL, "daemon_pid",
+					      f->daemon ? json_integer(f->daemon) : json_null()));
+	}
+	wait_fds_free(&fds);
+	if (p->nfuse && !fusectl)
+		json_object_set_new(manifest, "fuse_waiting",
+				    json_string("null: " FUSECTL " is not mounted (mount -t fusectl none " FUSECTL ")"));
+	return 0;
+}
+
+/* manifest.ratios: rtt_ns_per_op of each NFS mount, as export recomputes it
+ * in a cell (row_shape.h). */
+static void ratios_json(const struct net *p, json_t *manifest)
+{
+	json_t *out = json_object();
+	for (size_t i = 0; i < p->nnfs; i++) {
+		char name[300], num[300], den[300];
+		snprintf(name, sizeof(name), "by_mount.%s.rtt_ns_per_op", p->nfs_point[i]);
+		snprintf(num, sizeof(num), "by_mount.%s.rtt_ns", p->nfs_point[i]);
+		snprintf(den, sizeof(den), "by_mount.%s.ops", p->nfs_point[i]);
+		json_object_set_new(out, name, json_pack("{s:s, s:s}", "numerator", num, "denominator", den));
+	}
+	json_object_set_new(manifest, "ratios", out);
+}
+
+static int net_probe(struct source_config *sc, const struct target_info *t, json_t *manifest, struct errbuf *why)
+{
+	(void)sc;
+	(void)t;
+	(void)manifest;
+	static const char *const need[] = {"/proc/self/net/dev", "/proc/self/net/snmp", "/proc/self/mountstats"};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (access(need[i], R_OK) < 0)
+			return errbuf_set(why, errno, "%s: %s", need[i], strerror(errno));
+	return 0;
+}
+
+static int net_open(const struct source_config *sc, const struct target_info *t, json_t *row, json_t *manifest,
+		    void **state, struct errbuf *why)
+{
+	struct net *p = calloc(1, sizeof(*p));
+	if (!p)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	p->pid = t->pid;
+	p->dev_fd = p->ms_fd = p->fd[PF_SNMP] = p->fd[PF_NETSTAT] = -1;
+	mountstats_init(&p->ms);
+	json_object_set_new(manifest, "warnings", p->warnings = json_array());
+	int r = p->dev_fd = open_in(p->pid, "net/dev", why);
+	if (r >= 0)
+		r = p->ms_fd = open_in(p->pid, "mountstats", why);
+	if (r >= 0)
+		r = p->fd[PF_SNMP] = open_in(p->pid, "net/snmp", why);
+	if (r >= 0) {
+		/* netstat's counters are the kernel's extensions: without it, null */
+		struct errbuf ignored;
+		p->fd[PF_NETSTAT] = open_in(p->pid, "net/netstat", &ignored);
+		r = 0;
+	}
+	json_t *by_if = json_object(), *by_mount = json_object();
+	if (r == 0)
+		r = choose_ifaces(p, sc->priv, manifest, why);
+	if (r == 0)
+		r = choose_mounts(p, by_mount, manifest, why);
+	if (r == 0)
+		r = take(p, why);
+	if (r < 0) {
+		json_decref(by_if);
+		json_decref(by_mount);
+		net_close(p);
+		return r;
+	}
+	for (size_t i = 0; i < p->nif; i++)
+		json_object_set_new(by_if, p->ifs[i].name, p->ifs[i].obj = json_object());
+	advance(p);
+	p->row = row;
+	fill_row(p); /* the keys, fixed from here on */
+	json_object_set_new(row, "by_interface", by_if);
+	json_object_set_new(row, "by_mount", by_mount);
+	ratios_json(p, manifest);
+	*state = p;
+	return 0;
+}
+
+/* The baseline again once every source has opened. */
+static void net_begin(void *state)
+{
+	struct net *p = state;
+	struct errbuf ignored;
+	if (take(p, &ignored) == 0)
+		advance(p);
+}
+
+static int net_sample(void *state, struct errbuf *why)
+{
+	struct net *p = state;
+	int r = take(p, why);
+	if (r < 0)
+		return r;
+	fill_row(p);
+	advance(p);
+	return 0;
+}
+
+const struct collector_ops net_ops = {
+	.name = "net",
+	.available_in_deployment = true,
+	.priv_size = sizeof(struct net_config),
+	.parse_key = net_parse_key,
+	.describe = net_describe,
+	.probe = net_probe,
+	.open = net_open,
+	.begin = net_begin,
+	.sample = net_sample,
+	.close = net_close,
+};

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The network's counters as the kernel prints them for a network namespace:
+ *
+ *   /proc/PID/net/dev      a line per interface, "NAME: " and 16 counters
+ *                          (net/core/net-procfs.c dev_seq_printf_stats:
+ *                          receive bytes packets errs drop fifo frame
+ *                          compressed multicast, transmit bytes packets
+ *                          errs drop fifo colls carrier compressed);
+ *   /proc/PID/net/snmp,    pairs of lines, "Tcp: Name Name ..." then
+ *   /proc/PID/net/netstat  "Tcp: value value ..." (net/ipv4/proc.c): a
+ *                          counter is found by its group and its name,
+ *                          wherever a kernel puts it. */
+#ifndef IOPSAMPLE_NET_TEXT_H
+#define IOPSAMPLE_NET_TEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum net_dev_field {
+	ND_RX_BYTES,
+	ND_RX_PACKETS,
+	ND_RX_ERRORS,
+	ND_RX_DROPPED,
+	ND_RX_FIFO,
+	ND_RX_FRAME,
+	ND_RX_COMPRESSED,
+	ND_RX_MULTICAST,
+	ND_TX_BYTES,
+	ND_TX_PACKETS,
+	ND_TX_ERRORS,
+	ND_TX_DROPPED,
+	ND_TX_FIFO,
+	ND_TX_COLLS,
+	ND_TX_CARRIER,
+	ND_TX_COMPRESSED,
+	ND_NFIELDS
+};
+
+#define NET_IFNAME_MAX 16 /* IFNAMSIZ */
+
+struct net_dev_line {
+	char name[NET_IFNAME_MAX];
+	uint64_t v[ND_NFIELDS];
+};
+
+/* One line of /proc/net/dev: 0, or -EINVAL for a header or a line that
+ * is not NAME: and 16 numbers. */
+int net_dev_parse_line(const char *line, struct net_dev_line *out);
+
+/* The value of GROUP's counter NAME ("Tcp", "RetransSegs") in the text of
+ * /proc/net/snmp or /proc/net/netstat: true and *out, or false when the
+ * kernel prints no such counter. */
+bool net_snmp_value(const char *text, const char *group, const char *name, uint64_t *out);
+
+#endif

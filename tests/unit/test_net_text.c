@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* /proc/net/dev's lines and /proc/net/snmp's and netstat's counters, on
+ * text as Linux 6.18 prints it here. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "net/net_text.h"
+#include "testing.h"
+
+TEST(an_interface_s_line_gives_its_sixteen_counters)
+{
+	struct net_dev_line l;
+	EXPECT_EQ(net_dev_parse_line("    lo: 707238297   53926    0    0    0     0          0         0 707238297   "
+				     "53926    0    0    0     0       0          0", &l), 0);
+	EXPECT_STR(l.name, "lo");
+	EXPECT_EQ(l.v[ND_RX_BYTES], 707238297);
+	EXPECT_EQ(l.v[ND_RX_PACKETS], 53926);
+	EXPECT_EQ(l.v[ND_TX_BYTES], 707238297);
+	/* a name the line runs into its numbers (a busy interface's bytes) */
+	EXPECT_EQ(net_dev_parse_line("enp0s31f6:1234567890123 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", &l), 0);
+	EXPECT_STR(l.name, "enp0s31f6");
+	EXPECT_EQ(l.v[ND_RX_BYTES], 1234567890123ULL);
+	EXPECT_EQ(l.v[ND_RX_DROPPED], 4);
+	EXPECT_EQ(l.v[ND_TX_BYTES], 9);
+	EXPECT_EQ(l.v[ND_TX_DROPPED], 12);
+	EXPECT_EQ(l.v[ND_TX_COMPRESSED], 16);
+	/* the two header lines, and a short line, are not interfaces */
+	EXPECT(net_dev_parse_line("Inter-|   Receive                                                |  Transmit", &l) < 0);
+	EXPECT(net_dev_parse_line(" face |bytes    packets errs drop fifo frame compressed multicast|bytes", &l) < 0);
+	EXPECT(net_dev_parse_line("  eth0: 1 2 3", &l) < 0);
+}
+
+static const char snmp[] =
+	"Ip: Forwarding DefaultTTL InReceives\n"
+	"Ip: 1 64 200\n"
+	"Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs "
+	"OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+	"Tcp: 1 200 120000 -1 1717 765 884 35 0 68892 62111 28 0 973 0\n"
+	"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors\n"
+	"Udp: 10 2 5 11 4 0 0 0 0\n"
+	"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors\n"
+	"UdpLite: 0 0 99 0 98 0 0 0 0\n";
+
+TEST(a_counter_is_found_by_its_group_and_name)
+{
+	uint64_t v = 0;
+	EXPECT(net_snmp_value(snmp, "Tcp", "RetransSegs", &v) && v == 28);
+	EXPECT(net_snmp_value(snmp, "Tcp", "OutRsts", &v) && v == 973);
+	EXPECT(net_snmp_value(snmp, "Tcp", "ActiveOpens", &v) && v == 1717);
+	EXPECT(net_snmp_value(snmp, "Tcp", "InCsumErrors", &v) && v == 0);
+	/* Udp, not UdpLite, whose line comes after it */
+	EXPECT(net_snmp_value(snmp, "Udp", "InErrors", &v) && v == 5);
+	EXPECT(net_snmp_value(snmp, "Udp", "RcvbufErrors", &v) && v == 4);
+	EXPECT(net_snmp_value(snmp, "UdpLite", "RcvbufErrors", &v) && v == 98);
+	/* what this kernel does not print is absent, not 0 */
+	EXPECT(!net_snmp_value(snmp, "Tcp", "NoSuchCounter", &v));
+	EXPECT(!net_snmp_value(snmp, "TcpExt", "ListenDrops", &v));
+	/* a header without its values */
+	EXPECT(!net_snmp_value("Tcp: A B\n", "Tcp", "A", &v));
+	EXPECT(net_snmp_value("TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9", "TcpExt",
+			      "ListenDrops", &v) && v == 9);
+}
