@@ -626,6 +626,64 @@ static int choose_mounts(struct net *p, json_t *by, json_t *manifest, struct err
 	return 0;
 }
 
+/* manifest.null_fields: each field that may be null, and why (a field null
+ * in every row, or null in some). */
+static void null_fields(const struct net *p, json_t *manifest)
+{
+	json_t *out = json_object();
+	char key[320];
+	bool any_speed = false;
+	for (size_t i = 0; i < p->nif; i++) {
+		long long v;
+		if (read_number(p->ifs[i].speed_fd, &v)) {
+			any_speed = true;
+			continue;
+		}
+		snprintf(key, sizeof(key), "by_interface.%s.link_speed_mbps", p->ifs[i].name);
+		json_object_set_new(out, key, json_string(p->ifs[i].speed_fd < 0 && !same_netns(p->pid)
+			? "the tree has a network namespace of its own, which this process's /sys/class/net does not show"
+			: "the kernel gives no link speed for it (/sys/class/net/NAME/speed: none for loopback, "
+			  "virtio, a link down)"));
+	}
+	if (!any_speed)
+		json_object_set_new(out, "link_speed_mbps", json_string("no chosen interface has a link speed"));
+	for (size_t i = 0; i < NPROTO; i++)
+		if (!p->proto_known[i])
+			json_object_set_new(out, proto_fields[i].field,
+					    json_string(proto_fields[i].file == PF_SNMP
+								? "not in this kernel's /proc/net/snmp"
+								: "not in this kernel's /proc/net/netstat, or no netstat"));
+	for (size_t i = 0; i < p->nnfs; i++) {
+		snprintf(key, sizeof(key), "by_mount.%s.rtt_ns_per_op", p->nfs_point[i]);
+		json_object_set_new(out, key, json_string("null in a row with no RPC"));
+		if (!p->nfs[i].prev.version[0]) {
+			snprintf(key, sizeof(key), "by_mount.%s.version", p->nfs_point[i]);
+			json_object_set_new(out, key, json_string("no vers= in the mount's options"));
+		}
+		if (!p->nfs[i].prev.transport[0]) {
+			snprintf(key, sizeof(key), "by_mount.%s.transport", p->nfs_point[i]);
+			json_object_set_new(out, key, json_string("no proto= in the mount's options"));
+		}
+	}
+	const char *point;
+	json_t *m;
+	json_object_foreach(json_object_get(p->row, "by_mount"), point, m) {
+		if (json_is_null(json_object_get(m, "waiting"))) {
+			snprintf(key, sizeof(key), "by_mount.%s.waiting", point);
+			json_object_set_new(out, key, json_string("fusectl (" FUSECTL ") is not mounted, or the "
+								  "connection is gone"));
+		}
+		if (json_object_get(m, "daemon_pid") && json_is_null(json_object_get(m, "daemon_pid"))) {
+			snprintf(key, sizeof(key), "by_mount.%s.daemon_pid", point);
+			json_object_set_new(out, key, json_string("no process holds /dev/fuse open for it that this "
+								  "process can see"));
+			snprintf(key, sizeof(key), "by_mount.%s.daemon_comm", point);
+			json_object_set_new(out, key, json_string("its daemon is not known"));
+		}
+	}
+	json_object_set_new(manifest, "null_fields", out);
+}
+
 /* manifest.ratios: rtt_ns_per_op of each NFS mount, as export recomputes it
  * in a cell (row_shape.h). */
 static void ratios_json(const struct net *p, json_t *manifest)
@@ -695,6 +753,7 @@ static int net_open(const struct source_config *sc, const struct target_info *t,
 	json_object_set_new(row, "by_interface", by_if);
 	json_object_set_new(row, "by_mount", by_mount);
 	ratios_json(p, manifest);
+	null_fields(p, manifest);
 	*state = p;
 	return 0;
 }
