@@ -54,12 +54,12 @@ int procfs_parse_io(const char *buf, struct proc_io_counters *c);
 ssize_t procfs_read(const char *path, char *buf, size_t cap);
 int procfs_read_stat(pid_t pid, struct proc_stat *st);
 int procfs_read_io(pid_t pid, struct proc_io_counters *c);
-/* The integer a sysctl file (/proc/sys/...) holds, or missing when it
- * cannot be read (no such setting, no /proc/sys). */
 /* The kernel's octal escapes in a path it prints (seq_escape: "\040" for a
  * space in mountinfo and mountstats), undone in place. */
 void procfs_unescape(char *s);
 
+/* The integer a sysctl file (/proc/sys/...) holds, or missing when it
+ * cannot be read (no such setting, no /proc/sys). */
 long procfs_sysctl_long(const char *path, long missing);
 /* /proc/sys/kernel/perf_event_paranoid (what the manifest's host and
  * perf_event's reasons quote), or -2 when it cannot be read. */

@@ -504,13 +504,15 @@ static void net_mount_figures(struct line *l, const struct verdict_in *in)
  * 1000 Mbit/s), 12 TCP retransmits". */
 static void net_figures(struct line *l, const struct verdict_in *in)
 {
-	char a[32], b[16];
+	char a[32], b[32], c[16];
 	double W = in->window_ns;
-	if (in->net_if && in->net_if_bytes > 0) {
-		double rate = in->net_if_bytes * 1e9 / W;
-		put(l, "; %s %s", in->net_if, bytes(a, rate, "/s"));
+	if (in->net_if && nz(in->net_if_rx) + nz(in->net_if_tx) > 0) {
+		double rx = nz(in->net_if_rx) * 1e9 / W, tx = nz(in->net_if_tx) * 1e9 / W;
+		put(l, "; %s %s in, %s out", in->net_if, bytes(a, rx, "/s"), bytes(b, tx, "/s"));
+		/* full duplex: each way its own share of the link */
 		if (in->net_if_speed > 0)
-			put(l, " (%s of its %.0f Mbit/s)", pct(b, rate * 8 / (in->net_if_speed * 1e6)), in->net_if_speed);
+			put(l, " (%s of its %.0f Mbit/s)", pct(c, (rx > tx ? rx : tx) * 8 / (in->net_if_speed * 1e6)),
+			    in->net_if_speed);
 	}
 	if (in->net_retrans > 0)
 		put(l, "; %.0f TCP retransmit%s", in->net_retrans, in->net_retrans == 1 ? "" : "s");
@@ -671,8 +673,7 @@ static const size_t summed[] = {
 	FIELD(cpu_some_ns), FIELD(io_some_ns), FIELD(memory_some_ns),
 	FIELD(majfaults), FIELD(disk_read_bytes), FIELD(disk_read_ops), FIELD(disk_write_bytes),
 	FIELD(disk_write_ops), FIELD(bio_read_bytes), FIELD(bio_read_ops), FIELD(bio_write_bytes),
-	FIELD(bio_write_ops), FIELD(mount_ns), FIELD(net_ops), FIELD(net_rtt_ns), FIELD(net_read_bytes),
-	FIELD(net_write_bytes), FIELD(net_if_bytes), FIELD(net_retrans),
+	FIELD(bio_write_ops), FIELD(mount_ns), FIELD(net_retrans),
 #define W(i) FIELD(waits[i]), FIELD(offcpu[i])
 	W(VW_RUNNING), W(VW_RUNNABLE), W(VW_DISK), W(VW_PAGING), W(VW_NETWORK), W(VW_REMOTE_FS),
 	W(VW_FUSE), W(VW_LOCK), W(VW_IPC), W(VW_CHILD), W(VW_SLEEP), W(VW_OTHER),
@@ -690,6 +691,8 @@ void verdict_in_clear(struct verdict_in *in)
 		*AT(in, averaged[i]) = NAN;
 	in->nthreads = in->memory_bytes = in->pcie_link = in->tree_cpus = in->high_recent = NAN;
 	in->net_waiting = in->net_if_speed = NAN;
+	in->net_ops = in->net_rtt_ns = in->net_read_bytes = in->net_write_bytes = NAN;
+	in->net_if_rx = in->net_if_tx = NAN;
 }
 
 void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
@@ -713,13 +716,22 @@ void verdict_in_add(struct verdict_in *a, const struct verdict_in *b)
 		a->high_recent = b->high_recent;
 	if (isnan(a->net_waiting) || b->net_waiting > a->net_waiting)
 		a->net_waiting = b->net_waiting;
-	if (b->net_if) {
+	/* the interface and the mount named: the first, and the figures of
+	 * the windows that named the same */
+	if (b->net_if && (!a->net_if || !strcmp(a->net_if, b->net_if))) {
 		a->net_if = b->net_if;
-		a->net_if_speed = b->net_if_speed;
+		add_sum(&a->net_if_rx, b->net_if_rx);
+		add_sum(&a->net_if_tx, b->net_if_tx);
+		if (isnan(a->net_if_speed) || b->net_if_speed > a->net_if_speed)
+			a->net_if_speed = b->net_if_speed;
 	}
 	if (b->mount && (!a->mount || !strcmp(a->mount, b->mount))) {
 		a->mount = b->mount;
 		a->mount_what = b->mount_what;
+		add_sum(&a->net_ops, b->net_ops);
+		add_sum(&a->net_rtt_ns, b->net_rtt_ns);
+		add_sum(&a->net_read_bytes, b->net_read_bytes);
+		add_sum(&a->net_write_bytes, b->net_write_bytes);
 	}
 	if (!a->quota_ancestor) {
 		a->quota_ancestor = b->quota_ancestor;

@@ -140,7 +140,8 @@ struct verdict_in {
 	double net_read_bytes, net_write_bytes;  /* ... and its bytes */
 	double net_waiting;                      /* ... a FUSE mount's requests waiting (the most) */
 	const char *net_if;                      /* the busiest interface */
-	double net_if_bytes, net_if_speed;       /* its bytes each way summed; its link, Mbit/s */
+	double net_if_rx, net_if_tx;             /* its bytes received and sent */
+	double net_if_speed;                     /* its link, Mbit/s */
 	double net_retrans;                      /* TCP's segments retransmitted */
 
 	/* oracle sources: evidence only, never the label */

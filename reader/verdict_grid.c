@@ -620,10 +620,11 @@ static void fill_net(struct verdict_in *in, const struct gsource *s, const doubl
 	for (size_t d = 0; d < s->nif; d++) {
 		const double *f = v + s->off[d];
 		double bytes = f[NI_RX] + f[NI_TX];
-		if (isnan(bytes) || (in->net_if && !(bytes > in->net_if_bytes)))
+		if (isnan(bytes) || (in->net_if && !(bytes > in->net_if_rx + in->net_if_tx)))
 			continue;
 		in->net_if = s->dev[d];
-		in->net_if_bytes = bytes;
+		in->net_if_rx = f[NI_RX];
+		in->net_if_tx = f[NI_TX];
 		in->net_if_speed = f[NI_SPEED];
 	}
 	for (size_t d = s->nif; in->mount && d < s->ndev; d++) {

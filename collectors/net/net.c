@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -32,7 +33,9 @@
 #include "procfs_files.h"
 
 #define NET_MAX_IFACES 64
+#define NET_MAX_LISTED 1024 /* interfaces read of net/dev when choosing */
 #define FUSECTL "/sys/fs/fuse/connections"
+#define FUSE_CTL_SUPER_MAGIC 0x65735543
 
 /* ---- config: net.interfaces -------------------------------------------------- */
 
@@ -243,6 +246,15 @@ static bool read_number(int fd, long long *out)
 	return true;
 }
 
+/* A name jansson takes as a key (UTF-8): an interface or a mount point may
+ * be any bytes. */
+static bool json_name(const char *s)
+{
+	json_t *t = json_string(s);
+	json_decref(t);
+	return t != NULL;
+}
+
 /* ---- reading -------------------------------------------------------------------- */
 
 static int read_file(struct net *p, int fd, const char *what, struct errbuf *why)
@@ -301,8 +313,11 @@ static int read_mountstats(struct net *p, struct errbuf *why)
 		return r;
 	if ((r = mountstats_parse(&p->ms, p->buf)) < 0)
 		return errbuf_set(why, -r, "out of memory");
-	if (p->ms.unknown_lines && strcmp(p->unknown_said, p->ms.first_unknown)) {
-		snprintf(p->unknown_said, sizeof(p->unknown_said), "%s", p->ms.first_unknown);
+	/* once per label ("newthing:"), whatever numbers follow it */
+	size_t label = strcspn(p->ms.first_unknown, ":\t ");
+	if (p->ms.unknown_lines &&
+	    (strlen(p->unknown_said) != label || strncmp(p->unknown_said, p->ms.first_unknown, label))) {
+		snprintf(p->unknown_said, sizeof(p->unknown_said), "%.*s", (int)label, p->ms.first_unknown);
 		warn(p, "/proc/%d/mountstats: %u line%s of an NFS mount not understood, skipped (the first: \"%s\")",
 		     (int)p->pid, p->ms.unknown_lines, p->ms.unknown_lines == 1 ? "" : "s", p->ms.first_unknown);
 	}
@@ -374,6 +389,13 @@ static void fill_nfs(struct nfs_mount *n)
 {
 	bool known = !n->gone && n->have_now;
 	uint64_t sum[NM_COUNT] = {0};
+	/* an operation this read lacks is null, not its last row's */
+	const char *key;
+	json_t *cell;
+	json_object_foreach(n->by_op, key, cell) {
+		jsonl_cell_int(cell, "ops", false, 0);
+		jsonl_cell_int(cell, "rtt_ns", false, 0);
+	}
 	for (size_t i = 0; known && i < n->now.nop; i++) {
 		const struct ms_op *now = &n->now.op[i];
 		const struct ms_op *prev = mountstats_op(&n->prev, now->name);
@@ -390,14 +412,6 @@ static void fill_nfs(struct nfs_mount *n)
 		if (op) {
 			jsonl_cell_int(op, "ops", true, (json_int_t)d[MO_OPS]);
 			jsonl_cell_int(op, "rtt_ns", true, (json_int_t)(d[MO_RTT_MS] * 1000000));
-		}
-	}
-	if (!known) {
-		const char *key;
-		json_t *op;
-		json_object_foreach(n->by_op, key, op) {
-			jsonl_cell_int(op, "ops", false, 0);
-			jsonl_cell_int(op, "rtt_ns", false, 0);
 		}
 	}
 	bool bytes = known && n->now.have_bytes && n->prev.have_bytes;
@@ -498,25 +512,22 @@ static int choose_ifaces(struct net *p, const struct net_config *cfg, json_t *ma
 	if (r < 0)
 		return r;
 	bool own = same_netns(p->pid);
-	struct iface found[NET_MAX_IFACES];
+	static char found_name[NET_MAX_LISTED][NET_IFNAME_MAX];
 	size_t nfound = 0;
-	for (char *line = p->buf; *line && nfound < NET_MAX_IFACES;) {
+	for (char *line = p->buf; *line && nfound < NET_MAX_LISTED;) {
 		char *end = strchrnul(line, '\n');
 		bool more = *end == '\n';
 		*end = '\0';
 		struct net_dev_line l;
-		if (net_dev_parse_line(line, &l) == 0) {
-			found[nfound] = (struct iface){.speed_fd = -1};
-			snprintf(found[nfound].name, sizeof(found[nfound].name), "%s", l.name);
-			nfound++;
-		}
+		if (net_dev_parse_line(line, &l) == 0)
+			snprintf(found_name[nfound++], NET_IFNAME_MAX, "%s", l.name);
 		line = more ? end + 1 : end;
 	}
 	for (size_t i = 0; i < (cfg->chosen ? cfg->n : nfound); i++) {
-		const char *name = cfg->chosen ? cfg->name[i] : found[i].name;
+		const char *name = cfg->chosen ? cfg->name[i] : found_name[i];
 		bool there = false;
 		for (size_t k = 0; k < nfound && !there; k++)
-			there = !strcmp(found[k].name, name);
+			there = !strcmp(found_name[k], name);
 		if (!there)
 			return errbuf_set(why, ENODEV, "interface %s is not in /proc/%d/net/dev (the tree's network "
 				      "namespace)", name, (int)p->pid);
@@ -528,6 +539,11 @@ static int choose_ifaces(struct net *p, const struct net_config *cfg, json_t *ma
 				close(fd);
 			if (!strcmp(name, "lo") || !up)
 				continue;
+			if (!json_name(name) || p->nif == NET_MAX_IFACES) {
+				warn(p, "interface %s not read: %s", json_name(name) ? name : "(a name not UTF-8)",
+				     p->nif == NET_MAX_IFACES ? "more than 64 are up" : "its name is not UTF-8");
+				continue;
+			}
 		}
 		struct iface *f = &p->ifs[p->nif++];
 		*f = (struct iface){.speed_fd = own ? sysfs_fd(name, "speed") : -1};
@@ -572,13 +588,17 @@ static int choose_mounts(struct net *p, json_t *by, json_t *manifest, struct err
 		const struct ms_mount *m = &p->ms.m[i];
 		if (json_object_get(by, m->point))
 			continue; /* mounted twice on one point: the first */
+		char server[256], export[256];
+		server_export(m->device, server, sizeof(server), export, sizeof(export));
+		if (!json_name(m->point) || !json_name(server) || !json_name(export)) {
+			warn(p, "an NFS mount whose point or device is not UTF-8 is not read");
+			continue;
+		}
 		struct nfs_mount *n = &p->nfs[p->nnfs];
 		snprintf(p->nfs_point[p->nnfs++], 256, "%s", m->point);
 		copy_mount(&n->prev, m);
 		copy_mount(&n->now, m);
 		n->have_now = true;
-		char server[256], export[256];
-		server_export(m->device, server, sizeof(server), export, sizeof(export));
 		n->obj = json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "fstype", m->fstype, "server", server, "export",
 				   export, "version", m->version[0] ? m->version : NULL, "transport",
 				   m->transport[0] ? m->transport : NULL);
@@ -602,22 +622,26 @@ static int choose_mounts(struct net *p, json_t *by, json_t *manifest, struct err
 		wait_fds_free(&fds);
 		return errbuf_set(why, ENOMEM, "out of memory");
 	}
-	bool fusectl = access(FUSECTL, R_OK) == 0;
+	struct statfs sf;
+	bool fusectl = statfs(FUSECTL, &sf) == 0 && (unsigned long)sf.f_type == FUSE_CTL_SUPER_MAGIC;
 	for (size_t i = 0; i < fds.nmount; i++) {
 		if (fds.mount[i].kind != WFD_FUSE || json_object_get(by, fds.mount[i].point))
 			continue;
+		if (!json_name(fds.mount[i].point) || !json_name(fds.mount[i].fstype)) {
+			warn(p, "a FUSE mount whose point or type is not UTF-8 is not read");
+			continue;
+		}
 		struct fuse_mount *f = &p->fuse[p->nfuse++];
 		snprintf(f->waiting, sizeof(f->waiting), FUSECTL "/%u/waiting",
 			 fds.mount[i].major << 20 | fds.mount[i].minor);
 		f->daemon = wait_fds_daemon(&fds, (int)i);
-		f->obj = json_pack("{s:s, s:s?}", "fstype", fds.mount[i].fstype, "daemon_comm",
-				   f->daemon ? fds.mount[i].daemon_comm : NULL);
+		const char *comm = f->daemon && json_name(fds.mount[i].daemon_comm) ? fds.mount[i].daemon_comm : NULL;
+		f->obj = json_pack("{s:s, s:s?}", "fstype", fds.mount[i].fstype, "daemon_comm", comm);
 		jsonl_cell_int(f->obj, "daemon_pid", f->daemon != 0, f->daemon);
 		json_object_set_new(by, fds.mount[i].point, f->obj);
 		json_object_set_new(mounts, fds.mount[i].point,
-				    json_pack("{s:s, s:s?, s:o}", "fstype", fds.mount[i].fstype, "daemon_comm",
-					      f->daemon ? fds.mount[i].daemon_comm : NULL, "daemon_pid",
-					      f->daemon ? json_integer(f->daemon) : json_null()));
+				    json_pack("{s:s, s:s?, s:o}", "fstype", fds.mount[i].fstype, "daemon_comm", comm,
+					      "daemon_pid", f->daemon ? json_integer(f->daemon) : json_null()));
 	}
 	wait_fds_free(&fds);
 	if (p->nfuse && !fusectl)
@@ -677,8 +701,10 @@ static void null_fields(const struct net *p, json_t *manifest)
 			snprintf(key, sizeof(key), "by_mount.%s.daemon_pid", point);
 			json_object_set_new(out, key, json_string("no process holds /dev/fuse open for it that this "
 								  "process can see"));
+		}
+		if (json_object_get(m, "daemon_comm") && json_is_null(json_object_get(m, "daemon_comm"))) {
 			snprintf(key, sizeof(key), "by_mount.%s.daemon_comm", point);
-			json_object_set_new(out, key, json_string("its daemon is not known"));
+			json_object_set_new(out, key, json_string("its daemon is not known, or its name is not UTF-8"));
 		}
 	}
 	json_object_set_new(manifest, "null_fields", out);

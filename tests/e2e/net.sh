@@ -67,13 +67,12 @@ mounts = set()
 for line in open("/proc/self/mountinfo"):
     f = line.split()
     t = f[f.index("-") + 1]
-    if t in ("nfs", "nfs4", "fuse", "fuseblk") or t.startswith("fuse."):
+    if t in ("nfs", "nfs4", "fuse", "fuseblk", "virtiofs") or t.startswith("fuse."):
         mounts.add(f[4].replace("\\040", " "))
 expect(all(set(r["by_mount"]) == mounts for r in rows), "by_mount %s, mountinfo's %s" % (rows[-1]["by_mount"], mounts))
 # ip -s link over the episode (the run's set-up and end on lo too: a few packets)
 ip_rx = a[0] - b[0]
 expect(rx <= ip_rx and ip_rx - rx <= 0.01 * ip_rx, "lo rx_bytes %d, ip -s link %d" % (rx, ip_rx))
-expect(rx == tx, "lo: received %d, sent %d" % (rx, tx))
 got = [json.loads(l) for l in open(ep.dir + "/target.stdout")][1]["bytes"]
 want = got + 52 * packets
 expect(abs(rx - want) <= 0.01 * rx, "lo rx_bytes %d; the client's %d bytes + 52 x %d packets = %d" % (rx, got, packets, want))

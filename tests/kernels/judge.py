@@ -406,6 +406,7 @@ def nfs_counted(ep):
     if not reads:
         expect(float(row[0]) == 0 and plus > 0, "no READ, and iostat's read: %s" % row)
         return said + "; %d READ_PLUS, no READ, as mountstats iostat has none" % plus
+    mine = read_rtt / reads / 1e6
     expect(abs(mine - rtt_ms) <= 0.01 * rtt_ms + 0.001, "READ avg RTT: rows %.3f ms, mountstats iostat %.3f" % (mine, rtt_ms))
     return said + "; READ avg RTT %.3f ms, mountstats iostat %.3f" % (mine, rtt_ms)
 

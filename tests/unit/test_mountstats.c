@@ -99,11 +99,23 @@ TEST(a_new_line_an_escaped_path_and_an_older_operation_line)
 		"\tper-op statistics\n"
 		"\t        NULL: 0 0 0 0 0 0 0 0\n"
 		"\t     GETATTR: 10 12 1 1000 2000 3 40 50\n"
-		"device tmp mounted on /tmp with fstype tmpfs\n";
+		"device tmp mounted on /tmp with fstype tmpfs\n"
+		"\tbytes:\t9 9 9 9 9 9 9 9\n"
+		"\t     GETATTR: 99 99 99 99 99 99 99 99\n"
+		"device srv:/b mounted on /b with fstype nfs4 statvers=1.1\n"
+		"\topts:\trw,vers=4.1,proto=tcp\n"
+		"\tbytes:\t10 20 30 40 50 60 70 80\n"
+		"\tper-op statistics\n"
+		"\t        READ: 7 7 0 1 2 3 4 5 0\n";
 	struct mountstats s;
 	mountstats_init(&s);
 	EXPECT_EQ(mountstats_parse(&s, text), 0);
-	EXPECT_EQ(s.n, 1);
+	EXPECT_EQ(s.n, 2);
+	/* another file system's block ends an NFS one: its lines are none of
+	 * the NFS mount's; the next NFS block is its own */
+	const struct ms_mount *b = mountstats_find(&s, "/b");
+	EXPECT(b && b->bytes[MB_SERVER_READ] == 50 && b->nop == 1 && mountstats_op(b, "READ")->v[MO_OPS] == 7);
+	EXPECT_STR(b ? b->version : "", "4.1");
 	const struct ms_mount *m = mountstats_find(&s, "/mnt/data sets");
 	EXPECT(m != NULL);
 	if (m) {
@@ -112,6 +124,7 @@ TEST(a_new_line_an_escaped_path_and_an_older_operation_line)
 		EXPECT_STR(m->version, "3");
 		EXPECT_STR(m->transport, "udp");
 		EXPECT_EQ(m->bytes[MB_SERVER_WRITE], 6);
+		EXPECT_EQ(m->nop, 2); /* NULL and GETATTR: not the tmpfs block's */
 		const struct ms_op *g = mountstats_op(m, "GETATTR");
 		EXPECT(g && g->v[MO_OPS] == 10 && g->v[MO_TRANS] == 12 && g->v[MO_TIMEOUTS] == 1 &&
 		       g->v[MO_EXECUTE_MS] == 50);
