@@ -280,7 +280,10 @@ check report_opens_with_the_verdict_strip strip_drawn
 
 # A PyTorch training loop on this CPU (Debian's python3-torch), phase by
 # phase: workers decoding, workers on a throttled device, a heavy model
-# step, idle between epochs.
+# step, idle between epochs; with waits, as the quickstart records (from
+# taskstats alone a throttled read of 100 ms or more, charged when it ends,
+# left 2 to 4 of the throttled phase's 31 windows idle in 1 of 20 runs
+# on a quiet host, more under a whole make check).
 torch_loop() {
 	[ $SETUP_RC -eq 0 ] || { echo "setup: $SETUP_OUT"; return 1; }
 	/usr/bin/python3 -c "import torch" 2>/dev/null || { echo "no python3-torch (make check installs it)"; return 1; }
@@ -291,6 +294,7 @@ sources:
   taskstats: {interval: 100ms}
   cgroup: {interval: 100ms}
   diskstats: {interval: 100ms}
+  waits: {interval: 10ms}
 EOY
 	"$IOPSAMPLE" run "$WORK/torch.yaml" --quiet >"$WORK/torch.log" 2>&1 ||
 		{ echo "run: exit $?: $(tail -2 "$WORK/torch.log") $(tail -2 "$WORK/episodes/torch/target.stderr")"; return 1; }
