@@ -18,7 +18,7 @@ LIB=$TESTS/e2e/lib
 MNT=$WORK/mnt FUSE_PID= RAW_PID= FUSECTL=
 
 net_cleanup() {
-	[ -n "$RAW_PID" ] && kill "$RAW_PID" 2>/dev/null
+	[ -n "$RAW_PID" ] && kill -9 "$RAW_PID" 2>/dev/null # it may block in a send
 	umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
 	[ -n "$FUSE_PID" ] && kill "$FUSE_PID" 2>/dev/null
 	[ -n "$FUSECTL" ] && umount /sys/fs/fuse/connections 2>/dev/null
