@@ -18,12 +18,6 @@ AGREE = 0.10
 # that spans the edge is charged where it ends in neither source's grid
 EDGE_NS = 150_000_000
 GRID_NS = 100_000_000
-# Nor the episode's first half second: every sampler starts then, on two
-# CPUs, and a sampler held off the CPU between the engine's clock and its
-# backend's (a waits row's classes span the backend's ticks, its interval
-# the engine's) moves some 25 ms of a thread's time from one window to the
-# next (seen once in a fresh clone's check: 1.27 and 0.81 of a thread)
-STARTUP_NS = 500_000_000
 
 
 def cells(ep):
@@ -56,7 +50,7 @@ def cells(ep):
 
 def windows(grid, start, end):
     return [(k, v) for k, v in sorted(grid.items())
-            if k[0] >= max(start + EDGE_NS, STARTUP_NS) and k[1] <= end - EDGE_NS and "waits" in v and "offcpu" in v]
+            if k[0] >= start + EDGE_NS and k[1] <= end - EDGE_NS and "waits" in v and "offcpu" in v]
 
 
 def total(c):
