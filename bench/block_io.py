@@ -48,9 +48,10 @@ def timed(argv):
     return time.monotonic() - t0
 
 
-def program_time(argv):
+def program_time(argv, prefixes=("iops_",)):
     """Runs argv (an iopsample run) while polling bpftool for its programs'
-    run counts and times (kernel.bpf_stats_enabled): {name: [runs, ns]}."""
+    (those whose names begin with one of prefixes) run counts and times
+    (kernel.bpf_stats_enabled): {name: [runs, ns]}."""
     seen, stop = {}, threading.Event()
 
     def poll():
@@ -58,7 +59,7 @@ def program_time(argv):
             out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True).stdout
             try:
                 for p in json.loads(out):
-                    if p.get("name", "").startswith("iops_") and "run_cnt" in p:
+                    if p.get("name", "").startswith(prefixes) and "run_cnt" in p:
                         seen[p["id"]] = (p["name"], p["run_cnt"], p["run_time_ns"])
             except ValueError:
                 pass

@@ -20,46 +20,15 @@ the tree costs each program its two lookups, and is among the runs.
 Needs root. Prints the markdown docs/benchmarks.md holds.
 """
 import found
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
+
+from block_io import program_time
 
 LOOPS = 400000
-
-
-def program_time(argv):
-    """Runs argv while polling bpftool: {program name: [runs, ns]}."""
-    seen, stop = {}, threading.Event()
-
-    def poll():
-        while not stop.is_set():
-            out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True).stdout
-            try:
-                for p in json.loads(out):
-                    if p.get("name", "").startswith(("iops_", "offcpu_")) and "run_cnt" in p:
-                        seen[p["id"]] = (p["name"], p["run_cnt"], p["run_time_ns"])
-            except ValueError:
-                pass
-            time.sleep(0.05)
-
-    th = threading.Thread(target=poll)
-    th.start()
-    try:
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    finally:
-        stop.set()
-        th.join()
-    by = {}
-    for name, runs, ns in seen.values():
-        a = by.setdefault(name, [0, 0])
-        a[0] += runs
-        a[1] += ns
-    return by
 
 
 def main():
@@ -76,7 +45,7 @@ def main():
     per, last = [], None
     try:
         for i in range(repeats):
-            by = program_time([iopsample, "run", cfg, "--name", "switches-%d" % i, "--quiet"])
+            by = program_time([iopsample, "run", cfg, "--name", "switches-%d" % i, "--quiet"], ("iops_", "offcpu_"))
             sw, tree = by.get("offcpu_switch"), by.get("iops_tree_switch")
             if not sw or not tree or not sw[0] or not tree[0]:
                 raise SystemExit("no run of offcpu_switch or iops_tree_switch: %s" % by)
