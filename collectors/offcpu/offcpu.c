@@ -230,33 +230,7 @@ static enum wait_class class_of(struct offcpu *o, const struct known *kn)
 
 static ssize_t walk(struct offcpu *o)
 {
-	int fd = bpf_iter_create(o->walk_fd);
-	if (fd < 0)
-		return -errno;
-	size_t len = 0;
-	for (;;) {
-		if (o->cap - len < 65536) {
-			size_t cap = o->cap ? 2 * o->cap : 1 << 18;
-			char *b = realloc(o->buf, cap);
-			if (!b) {
-				close(fd);
-				return -ENOMEM;
-			}
-			o->buf = b;
-			o->cap = cap;
-		}
-		ssize_t n = read(fd, o->buf + len, o->cap - len);
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	return (ssize_t)len;
+	return ebpf_iter_read(o->walk_fd, &o->buf, &o->cap, 1 << 18);
 }
 
 static int add_mount(struct offcpu *o, uint64_t **mount_ns, size_t *n, int mount, uint64_t ns)

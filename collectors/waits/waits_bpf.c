@@ -154,33 +154,7 @@ static enum wait_class classify(struct wb_state *b, const struct waits_bpf_threa
 /* One run of the iterator over every task, its records into b->buf. */
 static ssize_t walk(struct wb_state *b)
 {
-	int fd = bpf_iter_create(b->walk_fd);
-	if (fd < 0)
-		return -errno;
-	size_t len = 0;
-	for (;;) {
-		if (b->cap - len < 65536) {
-			size_t cap = b->cap ? 2 * b->cap : 1 << 20;
-			char *nb = realloc(b->buf, cap);
-			if (!nb) {
-				close(fd);
-				return -ENOMEM;
-			}
-			b->buf = nb;
-			b->cap = cap;
-		}
-		ssize_t n = read(fd, b->buf + len, b->cap - len);
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	return (ssize_t)len;
+	return ebpf_iter_read(b->walk_fd, &b->buf, &b->cap, 1 << 20);
 }
 
 static int measure(struct wb_state *b)

@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include "kernel_version.h"
 
@@ -109,4 +112,35 @@ int ebpf_attach(struct bpf_object_skeleton *skel, struct errbuf *why)
 	*last_warning = '\0';
 	int r = bpf_object__attach_skeleton(skel);
 	return r < 0 ? ebpf_fail(why, r, "attaching") : 0;
+}
+
+ssize_t ebpf_iter_read(int link_fd, char **buf, size_t *cap, size_t first)
+{
+	int fd = bpf_iter_create(link_fd);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	for (;;) {
+		if (*cap - len < 65536) {
+			size_t grown = *cap ? 2 * *cap : first;
+			char *b = realloc(*buf, grown);
+			if (!b) {
+				close(fd);
+				return -ENOMEM;
+			}
+			*buf = b;
+			*cap = grown;
+		}
+		ssize_t n = read(fd, *buf + len, *cap - len);
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)len;
 }

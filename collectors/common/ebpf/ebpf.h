@@ -12,6 +12,7 @@
 #ifndef IOPSAMPLE_EBPF_H
 #define IOPSAMPLE_EBPF_H
 
+#include <sys/types.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
@@ -54,6 +55,10 @@ int ebpf_older_than(struct errbuf *why, unsigned major, unsigned minor, int err)
 /* The skeleton's load and attach, after the caller opened it and set what
  * it sets before load; a failure is said by ebpf_fail(). */
 int ebpf_load(struct bpf_object_skeleton *skel, struct errbuf *why);
+/* One run of the task iterator behind link_fd, what it wrote read whole into
+ * *buf (grown as needed, from first bytes, kept by the caller between runs):
+ * its length, or -errno. */
+ssize_t ebpf_iter_read(int link_fd, char **buf, size_t *cap, size_t first);
 int ebpf_attach(struct bpf_object_skeleton *skel, struct errbuf *why);
 
 #endif
