@@ -18,6 +18,14 @@
  *                 spent in, not when it ends. A thread it finds with no
  *                 state yet (the tree as it was at the start) is given one.
  *
+ * Each tick's reading is of one instant for each thread. The sampler
+ * starts a tick by moving `epoch` on; what ends after that is charged to
+ * the other half of `done` and of the counters (the epoch's parity), and
+ * to the thread's `late`. The sampler waits for the programs that read
+ * the epoch before (`busy`), reads the half no longer written, then walks: a wait that ended between the two is in the thread's `late`,
+ * not lost to the next tick (it is in the other half too, which the
+ * sampler reads at the next tick, in place of what `late` said).
+ *
  * The tree is tree.bpf.h's map. Linux 5.17 (bpf_task_pt_regs, 5.15;
  * bpf_loop, for a poll's set). */
 #include "common/ebpf/tree.bpf.h"
@@ -33,15 +41,20 @@ __u32 keeper;
 const volatile __s32 nr_poll = -1, nr_ppoll = -1, nr_select = -1, nr_pselect6 = -1;
 const volatile __s32 nr_epoll_wait = -1, nr_epoll_pwait = -1, nr_epoll_pwait2 = -1;
 
-/* Completed: the time of every thread of the tree on a CPU and on the run
- * queue; switches that went off a CPU; states that could not be kept. */
-__u64 running_ns, runnable_ns, switches, lost, stacks_lost;
+/* The sampler's tick, set by it. Completed, by the tick's parity: the
+ * time of every thread of the tree on a CPU and on the run queue. And
+ * switches that went off a CPU; states that could not be kept. */
+__u64 epoch;
+__u64 running_ns[2], runnable_ns[2];
+__u64 switches, lost, stacks_lost, unseen_ins;
 
 struct thread {
 	__u64 since;
 	__u32 what;
 	__u32 pad;
 	struct offcpu_key key;
+	struct offcpu_late late;
+	__u64 exec; /* its sum_exec_runtime when it last went off a CPU */
 };
 
 struct {
@@ -278,15 +291,70 @@ static __always_inline void key_of(void *ctx, struct task_struct *t, __u32 state
 	}
 }
 
-static __always_inline void charge(struct offcpu_key *k, __u64 ns)
+/* Programs under way on each CPU: the sampler, having moved `epoch` on,
+ * waits for each CPU's to be none once before it reads the half left, so
+ * none that read the epoch before is still charging it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} busy SEC(".maps");
+
+/* Under way, then the epoch read (the add a full barrier: x86's lock xadd) */
+static __always_inline __u64 *enter(__u64 *e)
 {
-	__u64 *v = bpf_map_lookup_elem(&done, k);
-	if (v) {
-		__sync_fetch_and_add(v, ns);
-		return;
+	__u32 zero = 0;
+	__u64 *b = bpf_map_lookup_elem(&busy, &zero);
+	if (b)
+		__sync_fetch_and_add(b, 1);
+	*e = epoch;
+	return b;
+}
+
+static __always_inline void leave(__u64 *b)
+{
+	if (b)
+		__sync_fetch_and_add(b, -1);
+}
+
+/* th's charges since the tick e began */
+static __always_inline struct offcpu_late *late_of(struct thread *th, __u64 e)
+{
+	if (th->late.epoch != e) {
+		__builtin_memset(&th->late, 0, sizeof(th->late));
+		th->late.epoch = e;
 	}
-	if (bpf_map_update_elem(&done, k, &ns, BPF_NOEXIST) < 0 && (v = bpf_map_lookup_elem(&done, k)))
+	return &th->late;
+}
+
+static __always_inline void ran(struct thread *th, __u64 e, __u64 ns)
+{
+	__sync_fetch_and_add(&running_ns[e & 1], ns);
+	late_of(th, e)->run_ns += ns;
+}
+
+static __always_inline void queued(struct thread *th, __u64 e, __u64 ns)
+{
+	__sync_fetch_and_add(&runnable_ns[e & 1], ns);
+	late_of(th, e)->runq_ns += ns;
+}
+
+/* th's wait ended: its time to its key, in the tick's half of `done` */
+static __always_inline void waited(struct thread *th, __u64 e, __u64 ns)
+{
+	struct offcpu_key k = th->key;
+	k.parity = e & 1;
+	__u64 *v = bpf_map_lookup_elem(&done, &k);
+	if (v)
 		__sync_fetch_and_add(v, ns);
+	else if (bpf_map_update_elem(&done, &k, &ns, BPF_NOEXIST) < 0 && (v = bpf_map_lookup_elem(&done, &k)))
+		__sync_fetch_and_add(v, ns);
+	struct offcpu_late *l = late_of(th, e);
+	if (!l->wait_ns) {
+		l->wait_ns = ns;
+		l->key = th->key;
+	}
 }
 
 /* A thread's state, made when missing; NULL when the map is full. */
@@ -307,13 +375,35 @@ static __always_inline struct thread *state_of(__u32 tid)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = bpf_ktime_get_ns();
-	if (of_tree(prev)) {
+	bool out = of_tree(prev), in = of_tree(next);
+	if (!out && !in)
+		return 0;
+	__u64 now = bpf_ktime_get_ns(), e;
+	__u64 *b = enter(&e);
+	if (out) {
 		__u32 tid = prev->pid;
 		struct thread *th = state_of(tid);
 		if (th) {
-			if (th->what == OFFCPU_RUNNING)
-				__sync_fetch_and_add(&running_ns, now - th->since);
+			__u64 exec = BPF_CORE_READ((struct task_struct___w *)prev, se.sum_exec_runtime);
+			if (th->what == OFFCPU_RUNNING) {
+				ran(th, e, now - th->since);
+			} else if (th->what == OFFCPU_RUNNABLE || th->what == OFFCPU_WAITING) {
+				/* on a CPU, its switch in never reported (seen
+				 * here: a thread preempted, then switched out
+				 * again 90 ms later with no switch in between):
+				 * of its time since, the scheduler's count of
+				 * its running is running, the rest as it was */
+				__u64 spent = now - th->since, run = exec > th->exec ? exec - th->exec : 0;
+				if (run > spent)
+					run = spent;
+				if (th->what == OFFCPU_RUNNABLE)
+					queued(th, e, spent - run);
+				else
+					waited(th, e, spent - run);
+				ran(th, e, run);
+				__sync_fetch_and_add(&unseen_ins, 1);
+			}
+			th->exec = exec;
 			__u32 state = wait_task_state(prev);
 			struct task_struct___w *w = (void *)prev;
 			/* 6.12+: a task that sleeps may stay on its run queue,
@@ -335,17 +425,18 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 			}
 		}
 	}
-	if (of_tree(next)) {
+	if (in) {
 		struct thread *th = state_of(next->pid);
 		if (th) {
 			if (th->what == OFFCPU_RUNNABLE)
-				__sync_fetch_and_add(&runnable_ns, now - th->since);
+				queued(th, e, now - th->since);
 			else if (th->what == OFFCPU_WAITING) /* its wake-up not seen */
-				charge(&th->key, now - th->since);
+				waited(th, e, now - th->since);
 			th->what = OFFCPU_RUNNING;
 			th->since = now;
 		}
 	}
+	leave(b);
 	return 0;
 }
 
@@ -353,18 +444,18 @@ static __always_inline void woken(struct task_struct *p)
 {
 	if (!of_tree(p))
 		return;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns(), e;
+	__u64 *b = enter(&e);
 	struct thread *th = state_of(p->pid);
-	if (!th)
-		return;
-	if (th->what == OFFCPU_WAITING) {
-		charge(&th->key, now - th->since);
+	if (th && th->what == OFFCPU_WAITING) {
+		waited(th, e, now - th->since);
 		th->what = OFFCPU_RUNNABLE;
 		th->since = now;
-	} else if (th->what == OFFCPU_NONE) {
+	} else if (th && th->what == OFFCPU_NONE) {
 		th->what = OFFCPU_RUNNABLE;
 		th->since = now;
 	}
+	leave(b);
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -393,7 +484,8 @@ int offcpu_walk(struct bpf_iter__task *ctx)
 	struct thread *th = bpf_map_lookup_elem(&threads, &tid);
 	if (!th) {
 		/* not switched since the start: from now, as it is */
-		struct thread fresh = {.since = r.now_ns};
+		struct thread fresh = {.since = r.now_ns,
+				       .exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime)};
 		__u32 state = wait_task_state(t);
 		if (t->on_cpu)
 			fresh.what = OFFCPU_RUNNING;
@@ -410,7 +502,13 @@ int offcpu_walk(struct bpf_iter__task *ctx)
 	}
 	r.what = th->what;
 	r.since_ns = th->since;
+	/* on a CPU, its switch in not reported: what it ran since */
+	if (th->what != OFFCPU_RUNNING && t->on_cpu) {
+		__u64 exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime);
+		r.ran_ns = exec > th->exec ? exec - th->exec : 0;
+	}
 	r.key = th->key;
+	r.late = th->late;
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
 }

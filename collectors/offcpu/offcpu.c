@@ -9,17 +9,20 @@
  * A row's time is the change of the tree's totals since the last: what
  * the programs charged (waits ended, by key; time on a CPU and on the run
  * queue, ended) plus what the walk finds in progress, each thread's time
- * since it began what it is doing. A total only grows: a wait that ends
- * between the reading of the charged and the walk is read at the next
- * tick. */
+ * since it began what it is doing. The charged are read in two halves,
+ * by the parity of the tick they ended in (offcpu.bpf.c): the walk finds
+ * what ended since the tick began, so a wait that ends between the two
+ * readings is in this row, not the next. */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdio.h>
 
 #include "collector.h"
 #include "common/ebpf/ebpf.h"
@@ -34,9 +37,18 @@
 
 /* The manifest's other_functions: the functions with most of other_ns. */
 #define OTHER_LISTED 10
+/* Readings of the programs under way before a tick gives up (settle) */
+#define SETTLE_TRIES 1000
 
 struct config {
 	struct ebpf_preload preload;
+};
+
+/* Time by class, and the part of fuse and remote_fs by mount. */
+struct sums {
+	uint64_t ns[WC_NCLASSES];
+	uint64_t *mount;
+	size_t nmount;
 };
 
 /* A key, classified once. */
@@ -61,9 +73,15 @@ struct offcpu {
 	size_t nknown, known_cap;
 	struct pidmap tgids; /* the tree's processes at the last walk */
 	pid_t root;
-	uint64_t emitted[WC_NCLASSES];
-	uint64_t *mount_emitted;
-	size_t nmount_emitted;
+	uint64_t epoch;        /* the tick's, as the programs read it */
+	struct sums half[2];   /* charged, by the epochs' parity, as last read */
+	struct sums walked;    /* the walk's */
+	struct sums emitted;   /* the totals the rows have given */
+	struct sums row_ns;    /* this row's */
+	int ncpus;             /* busy's values */
+	uint64_t *busy;
+	bool *quiet;
+	uint64_t unsettled;    /* ticks whose settle gave up */
 	json_t *manifest;
 };
 
@@ -233,74 +251,103 @@ static ssize_t walk(struct offcpu *o)
 	return ebpf_iter_read(o->walk_fd, &o->buf, &o->cap, 1 << 18);
 }
 
-static int add_mount(struct offcpu *o, uint64_t **mount_ns, size_t *n, int mount, uint64_t ns)
+static void sums_zero(struct sums *s)
 {
-	if (mount < 0)
+	memset(s->ns, 0, sizeof(s->ns));
+	if (s->mount)
+		memset(s->mount, 0, s->nmount * sizeof(*s->mount));
+}
+
+static int sums_grow(struct sums *s, size_t n)
+{
+	if (n <= s->nmount)
 		return 0;
-	if ((size_t)mount >= *n) {
-		uint64_t *m = reallocarray(*mount_ns, (size_t)mount + 1, sizeof(**mount_ns));
-		if (!m)
-			return -ENOMEM;
-		memset(m + *n, 0, ((size_t)mount + 1 - *n) * sizeof(*m));
-		*mount_ns = m;
-		*n = (size_t)mount + 1;
-	}
-	(*mount_ns)[mount] += ns;
-	(void)o;
+	uint64_t *m = reallocarray(s->mount, n, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	memset(m + s->nmount, 0, (n - s->nmount) * sizeof(*m));
+	s->mount = m;
+	s->nmount = n;
 	return 0;
 }
 
-/* The tree's totals now: ns per class and per mount, and its threads. */
-static int totals(struct offcpu *o, uint64_t total[WC_NCLASSES], uint64_t **mount_ns, size_t *nmount,
-		  unsigned *nthreads)
+static int sums_add(struct sums *s, enum wait_class c, int mount, uint64_t ns)
 {
-	memset(total, 0, WC_NCLASSES * sizeof(*total));
-	/* what the programs charged */
+	s->ns[c] += ns;
+	if ((c != WC_FUSE && c != WC_REMOTE_FS) || mount < 0)
+		return 0;
+	if (sums_grow(s, (size_t)mount + 1) < 0)
+		return -ENOMEM;
+	s->mount[mount] += ns;
+	return 0;
+}
+
+/* A key's time to its class (the key as classified: parity apart). */
+static int charge_key(struct offcpu *o, struct sums *s, const struct offcpu_key *key, uint64_t ns)
+{
+	struct offcpu_key k = *key;
+	k.parity = 0;
+	const struct known *kn = classify(o, &k);
+	return kn ? sums_add(s, class_of(o, kn), kn->mount, ns) : -ENOMEM;
+}
+
+/* What the programs charged to one half, which they no longer write. */
+static int read_half(struct offcpu *o, int half, struct sums *s)
+{
+	sums_zero(s);
 	int done = bpf_map__fd(o->skel->maps.done);
 	struct offcpu_key k, next;
 	uint64_t ns;
 	int r = 0;
-	for (void *at = NULL; bpf_map_get_next_key(done, at, &next) == 0; at = &k) {
+	for (void *at = NULL; r == 0 && bpf_map_get_next_key(done, at, &next) == 0; at = &k) {
 		k = next;
-		if (bpf_map_lookup_elem(done, &k, &ns) < 0)
-			continue;
-		const struct known *kn = classify(o, &k);
-		if (!kn)
-			return -ENOMEM;
-		enum wait_class c = class_of(o, kn);
-		total[c] += ns;
-		if ((c == WC_FUSE || c == WC_REMOTE_FS) && (r = add_mount(o, mount_ns, nmount, kn->mount, ns)) < 0)
-			return r;
+		if (k.parity == half && bpf_map_lookup_elem(done, &k, &ns) == 0)
+			r = charge_key(o, s, &k, ns);
 	}
-	total[WC_RUNNING] += __atomic_load_n(&o->skel->bss->running_ns, __ATOMIC_RELAXED);
-	total[WC_RUNNABLE] += __atomic_load_n(&o->skel->bss->runnable_ns, __ATOMIC_RELAXED);
-	/* and what is in progress */
+	s->ns[WC_RUNNING] += __atomic_load_n(&o->skel->bss->running_ns[half], __ATOMIC_RELAXED);
+	s->ns[WC_RUNNABLE] += __atomic_load_n(&o->skel->bss->runnable_ns[half], __ATOMIC_RELAXED);
+	return r;
+}
+
+/* The walk's: each thread's time in what it does now, and what it was
+ * charged since the tick began (its late). */
+static int read_walk(struct offcpu *o, struct sums *s, unsigned *nthreads)
+{
+	sums_zero(s);
 	ssize_t len = walk(o);
 	if (len < 0)
 		return (int)len;
+	const size_t n = (size_t)len / sizeof(struct offcpu_now);
+	int r;
+	/* the tree's processes first: a FUSE daemon of the tree is its own */
 	pidmap_clear(&o->tgids);
-	*nthreads = 0;
-	for (size_t at = 0; at + sizeof(struct offcpu_now) <= (size_t)len; at += sizeof(struct offcpu_now)) {
+	for (size_t i = 0; i < n; i++) {
 		struct offcpu_now t;
-		memcpy(&t, o->buf + at, sizeof(t));
+		memcpy(&t, o->buf + i * sizeof(t), sizeof(t));
 		if ((r = pidmap_add(&o->tgids, (pid_t)t.tgid, 0)) < 0)
 			return r;
-		(*nthreads)++;
+	}
+	*nthreads = (unsigned)n;
+	for (size_t i = 0; i < n; i++) {
+		struct offcpu_now t;
+		memcpy(&t, o->buf + i * sizeof(t), sizeof(t));
 		uint64_t spent = t.now_ns > t.since_ns ? t.now_ns - t.since_ns : 0;
-		if (t.what == OFFCPU_RUNNING) {
-			total[WC_RUNNING] += spent;
-		} else if (t.what == OFFCPU_RUNNABLE) {
-			total[WC_RUNNABLE] += spent;
-		} else if (t.what == OFFCPU_WAITING) {
-			const struct known *kn = classify(o, &t.key);
-			if (!kn)
-				return -ENOMEM;
-			enum wait_class c = class_of(o, kn);
-			total[c] += spent;
-			if ((c == WC_FUSE || c == WC_REMOTE_FS) &&
-			    (r = add_mount(o, mount_ns, nmount, kn->mount, spent)) < 0)
-				return r;
-		}
+		/* on a CPU without its switch in seen: what it ran is running */
+		uint64_t ran = t.ran_ns < spent ? t.ran_ns : spent;
+		s->ns[WC_RUNNING] += ran;
+		spent -= ran;
+		if (t.what == OFFCPU_RUNNING)
+			s->ns[WC_RUNNING] += spent;
+		else if (t.what == OFFCPU_RUNNABLE)
+			s->ns[WC_RUNNABLE] += spent;
+		else if (t.what == OFFCPU_WAITING && (r = charge_key(o, s, &t.key, spent)) < 0)
+			return r;
+		if (t.late.epoch != o->epoch)
+			continue;
+		s->ns[WC_RUNNING] += t.late.run_ns;
+		s->ns[WC_RUNNABLE] += t.late.runq_ns;
+		if (t.late.wait_ns && (r = charge_key(o, s, &t.late.key, t.late.wait_ns)) < 0)
+			return r;
 	}
 	return 0;
 }
@@ -316,35 +363,61 @@ static uint64_t change(uint64_t *emitted, uint64_t total)
 	return d;
 }
 
+/* Until each CPU has been seen with no program under way since the epoch
+ * moved on (each runs in microseconds, in the scheduler, not preempted):
+ * then none charges the half the sampler reads. Bounded: a charge past it
+ * is in that half's next reading, two rows later. */
+static void settle(struct offcpu *o)
+{
+	int fd = bpf_map__fd(o->skel->maps.busy);
+	__u32 zero = 0;
+	for (int tries = 0; tries < SETTLE_TRIES; tries++) {
+		if (bpf_map_lookup_elem(fd, &zero, o->busy) < 0)
+			return;
+		bool settled = true;
+		for (int c = 0; c < o->ncpus; c++) {
+			o->quiet[c] |= o->busy[c] == 0;
+			settled &= o->quiet[c];
+		}
+		if (settled)
+			return;
+	}
+	o->unsettled++;
+}
+
+/* A tick: the epoch moved on, the half it leaves read, then the walk. The
+ * tree's totals are both halves and the walk's; the row, their change. */
 static int measure(struct offcpu *o, bool baseline)
 {
-	uint64_t total[WC_NCLASSES], ns[WC_NCLASSES];
-	uint64_t *mount_ns = NULL;
-	size_t nmount = 0;
+	__atomic_store_n(&o->skel->bss->epoch, ++o->epoch, __ATOMIC_SEQ_CST);
+	memset(o->quiet, 0, (size_t)o->ncpus * sizeof(*o->quiet));
+	settle(o);
 	unsigned nthreads = 0;
-	int r = totals(o, total, &mount_ns, &nmount, &nthreads);
-	if (r < 0) {
-		free(mount_ns);
-		return r;
-	}
+	int half = (int)((o->epoch - 1) & 1);
+	int r = read_half(o, half, &o->half[half]);
+	if (r == 0)
+		r = read_walk(o, &o->walked, &nthreads);
+	size_t nmount = o->half[0].nmount;
+	if (o->half[1].nmount > nmount)
+		nmount = o->half[1].nmount;
+	if (o->walked.nmount > nmount)
+		nmount = o->walked.nmount;
+	if (r < 0 || sums_grow(&o->half[0], nmount) < 0 || sums_grow(&o->half[1], nmount) < 0 ||
+	    sums_grow(&o->walked, nmount) < 0 || sums_grow(&o->emitted, nmount) < 0 ||
+	    sums_grow(&o->row_ns, nmount) < 0)
+		return r < 0 ? r : -ENOMEM;
+	if (getenv("OFFCPU_DEBUG"))
+		fprintf(stderr, "DBG e=%lu h0=%lu/%lu h1=%lu/%lu w=%lu/%lu em=%lu/%lu\n", (unsigned long)o->epoch,
+			o->half[0].ns[0], o->half[0].ns[1], o->half[1].ns[0], o->half[1].ns[1], o->walked.ns[0],
+			o->walked.ns[1], o->emitted.ns[0], o->emitted.ns[1]);
 	for (int c = 0; c < WC_NCLASSES; c++)
-		ns[c] = change(&o->emitted[c], total[c]);
-	if (nmount > o->nmount_emitted) {
-		uint64_t *m = reallocarray(o->mount_emitted, nmount, sizeof(*m));
-		if (!m) {
-			free(mount_ns);
-			return -ENOMEM;
-		}
-		memset(m + o->nmount_emitted, 0, (nmount - o->nmount_emitted) * sizeof(*m));
-		o->mount_emitted = m;
-		o->nmount_emitted = nmount;
-	}
+		o->row_ns.ns[c] = change(&o->emitted.ns[c], o->half[0].ns[c] + o->half[1].ns[c] + o->walked.ns[c]);
 	for (size_t i = 0; i < nmount; i++)
-		mount_ns[i] = change(&o->mount_emitted[i], mount_ns[i]);
-	if (!baseline)
-		r = wait_row_set(&o->row, ns, nthreads, mount_ns, nmount, &o->fds);
-	free(mount_ns);
-	return r < 0 ? -ENOMEM : 0;
+		o->row_ns.mount[i] = change(&o->emitted.mount[i],
+					    o->half[0].mount[i] + o->half[1].mount[i] + o->walked.mount[i]);
+	if (!baseline && wait_row_set(&o->row, o->row_ns.ns, nthreads, o->row_ns.mount, nmount, &o->fds) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 /* ---- the source ------------------------------------------------------------------ */
@@ -371,7 +444,9 @@ static void say_other(struct offcpu *o)
 	uint64_t ns;
 	for (void *at = NULL; f && bpf_map_get_next_key(done, at, &next) == 0; at = &k) {
 		k = next;
-		const struct known *kn = bpf_map_lookup_elem(done, &k, &ns) == 0 ? classify(o, &k) : NULL;
+		struct offcpu_key as = k;
+		as.parity = 0;
+		const struct known *kn = bpf_map_lookup_elem(done, &k, &ns) == 0 ? classify(o, &as) : NULL;
 		if (!kn || class_of(o, kn) != WC_OTHER)
 			continue;
 		const char *fn = kn->fn[0] ? kn->fn : "(unknown)";
@@ -405,6 +480,9 @@ static void offcpu_close(void *state)
 		json_object_set_new(o->manifest, "switches", json_integer((json_int_t)o->skel->bss->switches));
 		json_object_set_new(o->manifest, "lost", json_integer((json_int_t)o->skel->bss->lost));
 		json_object_set_new(o->manifest, "stacks_lost", json_integer((json_int_t)o->skel->bss->stacks_lost));
+		json_object_set_new(o->manifest, "switch_ins_unseen",
+				    json_integer((json_int_t)o->skel->bss->unseen_ins));
+		json_object_set_new(o->manifest, "ticks_unsettled", json_integer((json_int_t)o->unsettled));
 	}
 	offcpu_bpf__destroy(o->skel);
 	ksyms_free(&o->ksyms);
@@ -412,7 +490,13 @@ static void offcpu_close(void *state)
 	wait_row_free(&o->row);
 	pidmap_free(&o->tgids);
 	free(o->known);
-	free(o->mount_emitted);
+	free(o->half[0].mount);
+	free(o->half[1].mount);
+	free(o->walked.mount);
+	free(o->emitted.mount);
+	free(o->row_ns.mount);
+	free(o->busy);
+	free(o->quiet);
 	free(o->buf);
 	free(o);
 }
@@ -450,6 +534,12 @@ static int offcpu_open(const struct source_config *sc, const struct target_info 
 		return r;
 	}
 	o->walk_fd = bpf_link__fd(o->skel->links.offcpu_walk);
+	o->ncpus = libbpf_num_possible_cpus();
+	if (o->ncpus <= 0 || !(o->busy = calloc((size_t)o->ncpus, sizeof(*o->busy))) ||
+	    !(o->quiet = calloc((size_t)o->ncpus, sizeof(*o->quiet)))) {
+		offcpu_close(o);
+		return errbuf_set(why, ENOMEM, "out of memory");
+	}
 	if (wait_row_open(&o->row, row, manifest, &o->fds) < 0) {
 		offcpu_close(o);
 		return errbuf_set(why, ENOMEM, "out of memory");

@@ -23,7 +23,17 @@ struct offcpu_key {
 	__u8 state;   /* /proc's letter */
 	__u8 memalloc; /* PF_MEMALLOC: reclaiming or compacting */
 	__u8 fds_known; /* kinds and nfds are what they are */
-	__u8 pad[3];
+	__u8 parity;  /* in `done`: the tick it was charged in, its parity (0 elsewhere) */
+	__u8 pad[2];
+};
+
+/* What a thread was charged since the sampler's tick `epoch` began, read
+ * by the walk: its time on a CPU and on the run queue, and its first wait
+ * that ended (the rest are read at the next tick, from `done`). */
+struct offcpu_late {
+	__u64 epoch;
+	__u64 run_ns, runq_ns, wait_ns;
+	struct offcpu_key key;
 };
 
 /* A thread of the tree at the sampler's walk: what it does since when. */
@@ -33,6 +43,8 @@ struct offcpu_now {
 	__u32 what;
 	__u32 pad;
 	struct offcpu_key key;
+	struct offcpu_late late;
+	__u64 ran_ns; /* found on a CPU with its switch in unseen: its running since */
 };
 
 #endif
