@@ -388,9 +388,9 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 			if (th->what == OFFCPU_RUNNING) {
 				ran(th, e, now - th->since);
 			} else if (th->what == OFFCPU_RUNNABLE || th->what == OFFCPU_WAITING) {
-				/* on a CPU, its switch in never reported (seen
-				 * here: a thread preempted, then switched out
-				 * again 90 ms later with no switch in between):
+				/* on a CPU, its switch in never reported (a
+				 * kernel that skips programs while its agent's
+				 * task is current, as docs/data-model.md's VM):
 				 * of its time since, the scheduler's count of
 				 * its running is running, the rest as it was */
 				__u64 spent = now - th->since, run = exec > th->exec ? exec - th->exec : 0;

@@ -279,10 +279,11 @@ PY
 # offcpu, exact, where threads of the tree preempt each other: three
 # processes computing on this host's CPUs for 4 s. Its running_ns over the
 # episode is their CPU time as the kernel gave it to their parent (wait4's
-# rusage), and each row is its threads' whole time. (The scheduler's
-# tracepoint does not report every switch in: a first version, which kept a
-# thread runnable from its preemption to its next reported switch, lost
-# some 2 % of the time here, up to a third of a row.)
+# rusage), and each row is its threads' whole time. (Not every switch in
+# reaches a program: this VM's kernel skips them while its agent's task is
+# current. A first version, which kept a thread runnable from its
+# preemption to its next reported switch, lost 3-4 % of the time here, up
+# to a third of a row.)
 preempted() {
 	"$PY" - "$WORK/hogs.yaml" "$WORK/episodes" "$PHASEWORK" "$PY" <<'PY' || return 1
 import json, sys
