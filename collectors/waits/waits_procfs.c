@@ -26,6 +26,8 @@
 #include "procfs_files.h"
 #include "waits_backend.h"
 
+/* Reads of /proc/TID/syscall for a thread found running at the first */
+#define CALL_TRIES 3
 enum { FD_STAT, FD_SCHED };
 
 struct waits_procfs {
@@ -193,15 +195,16 @@ static enum wait_class classify(struct waits_procfs *p, struct wait_thread *th, 
 		o.fn = fn;
 	}
 	unsigned long args[6] = {0};
-	o.call = read_call(th->tid, args);
 	/* it ran between the reads ("running"): a thread that runs and waits
-	 * so fast is likelier in the call it was last read in (a fault's page
-	 * waits come some thousands a second, a read's far fewer) */
+	 * so fast likely waits again as it did (a fault's page waits come
+	 * some thousands a second), so the call is read again, twice at most */
+	for (int tries = 0; tries < CALL_TRIES && (o.call = read_call(th->tid, args)) == WAIT_CALL_UNKNOWN; tries++)
+		;
 	bool read_now = o.call != WAIT_CALL_UNKNOWN;
 	if (read_now)
 		th->call = o.call;
 	else if (o.fn && !th->fresh)
-		o.call = th->call; /* its descriptors not read: not known */
+		o.call = th->call; /* still not read: the call it was last read in, its descriptors not known */
 	if (read_now && o.call >= 0) {
 		int m;
 		o.fds_known = wait_fds_of_call(&p->tk->fds, th->tid, o.call, args, &o.kinds, &o.nfds, &m);
