@@ -269,7 +269,8 @@ static const char *failure(const json_t *m)
 	return why ? why : "see its manifest";
 }
 
-/* The file's first row sets the source's columns in this episode. */
+/* The file's first row sets the source's columns in this episode (every
+ * row, where members of an object come and go). */
 static int learn_source(struct exporter *x, struct ex_episode *ep, struct ep_source *s, int dirfd)
 {
 	char *text;
@@ -296,6 +297,19 @@ static int learn_source(struct exporter *x, struct ex_episode *ep, struct ep_sou
 		if (row_shape_learn(&s->shape, x->schemas, s->name, row, &x->e) < 0) {
 			log_error("%s/%s:1: %s", ep->dir, s->file, x->e.msg);
 			code = EX_DATAERR;
+		}
+		/* members that come and go (a mount made mid-episode): every
+		 * row's, for the columns */
+		for (unsigned long long line = 2; !code && s->shape.varying; line++) {
+			json_decref(row);
+			row = NULL;
+			if ((r = jsonl_reader_next(&s->r, &text, &len, &x->e)) <= 0)
+				break;
+			row = json_loadb(text, len, 0, NULL);
+			if (row && row_shape_grow(&s->shape, row, &x->e) < 0) {
+				log_error("%s/%s:%llu: %s", ep->dir, s->file, line, x->e.msg);
+				code = EX_DATAERR;
+			}
 		}
 		row_shape_ratios(&s->shape, json_object_get(s->entry, "ratios"));
 	}

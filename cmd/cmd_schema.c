@@ -16,8 +16,9 @@
  *   pandas  the same dtypes, nested as the rows are: an object whose members
  *           the schema lists is an object of their dtypes, one whose keys
  *           the config or the host names (by_syscall, by_device) an object
- *           whose "*" is every entry's; so each dotted column of a
- *           flattened row (by_syscall.read.calls) has its dtype, null in
+ *           whose "*" is every entry's, and "*varying": true where the
+ *           entries come and go (net's by_mount); so each dotted column of
+ *           a flattened row (by_syscall.read.calls) has its dtype, null in
  *           every row or not (the Python package's frames)
  *
  * integer is BIGINT, number DOUBLE, string VARCHAR/STRING, boolean BOOLEAN;
@@ -264,6 +265,10 @@ static json_t *pandas_tree(struct typer *t, const char *doc, const json_t *schem
 				return NULL;
 			}
 			json_object_set_new(out, "*", v);
+			/* members that come and go: a row may lack one */
+			const json_t *keys = json_object_get(schema, "x-keys");
+			if (json_is_string(keys) && !strcmp(json_string_value(keys), "varying"))
+				json_object_set_new(out, "*varying", json_true());
 		}
 		if (json_object_size(out))
 			return out;

@@ -15,6 +15,13 @@ struct shape_node {
 	size_t n;   /* members of an array or object */
 	struct shape_node *kid;
 	size_t leaf; /* SN_LEAF: its index */
+	/* an object whose members come and go ("x-keys": "varying"): what
+	 * learning a new member needs */
+	bool varying;
+	size_t rank;
+	enum cell_rule rule;
+	const char *unit;
+	const json_t *schema;
 };
 
 static const char *const rule_names[] = {
@@ -100,6 +107,15 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 		return r;
 	if (json_is_string(json_object_get(schema, "x-unit")))
 		unit = json_string_value(json_object_get(schema, "x-unit"));
+	const json_t *keys = json_object_get(schema, "x-keys");
+	if (json_is_object(v) && json_is_string(keys) && !strcmp(json_string_value(keys), "varying")) {
+		node->varying = true;
+		node->rank = rank;
+		node->rule = rule;
+		node->unit = unit;
+		node->schema = schema;
+		s->varying = true;
+	}
 	if (json_is_array(v) || json_is_object(v)) {
 		node->kind = json_is_array(v) ? SN_ARRAY : SN_OBJECT;
 		node->n = json_is_array(v) ? json_array_size(v) : json_object_size(v);
@@ -152,6 +168,8 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
 		    const json_t *row, struct errbuf *e)
 {
 	memset(s, 0, sizeof(*s));
+	s->schemas = schemas;
+	s->source = source;
 	s->root = calloc(1, sizeof(*s->root));
 	if (!s->root)
 		return errbuf_set(e, ENOMEM, "out of memory");
@@ -183,6 +201,54 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
 	return 0;
 }
 
+/* The members of v node has not learned, learned where node varies; the
+ * members it has, looked into. */
+static int grow_node(struct row_shape *s, struct shape_node *node, const json_t *v, struct errbuf *e)
+{
+	if (node->kind != SN_OBJECT || !json_is_object(v))
+		return 0;
+	const char *key;
+	const json_t *sub;
+	json_object_foreach((json_t *)v, key, sub) {
+		struct shape_node *kid = NULL;
+		for (size_t i = 0; i < node->n && !kid; i++)
+			if (!strcmp(node->kid[i].key, key))
+				kid = &node->kid[i];
+		if (!kid && node->varying) {
+			struct shape_node *kids = reallocarray(node->kid, node->n + 1, sizeof(*kids));
+			if (!kids)
+				return errbuf_set(e, ENOMEM, "out of memory");
+			node->kid = kids;
+			kid = memset(&node->kid[node->n++], 0, sizeof(*kid));
+			if (!(kid->key = strdup(key)) || asprintf(&kid->name, "%s.%s", node->name, key) < 0)
+				return errbuf_set(e, ENOMEM, "out of memory");
+			int r = learn(s, kid, sub, node->rank, node->rule, node->unit,
+				      jschema_sub(s->schemas, s->source, node->schema, key), s->schemas, s->source, e);
+			if (r == -ENOMEM)
+				return errbuf_set(e, ENOMEM, "out of memory");
+			if (r < 0)
+				return r;
+			continue;
+		}
+		int r = kid ? grow_node(s, kid, sub, e) : 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int row_shape_grow(struct row_shape *s, const json_t *row, struct errbuf *e)
+{
+	if (!s->varying)
+		return 0;
+	for (size_t i = 0; i < s->root->n; i++) {
+		int r = grow_node(s, &s->root->kid[i], json_object_get(row, s->root->kid[i].key), e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int leaf_named(const struct row_shape *s, const json_t *name)
 {
 	for (size_t i = 0; json_is_string(name) && i < s->n; i++)
@@ -202,18 +268,33 @@ void row_shape_ratios(struct row_shape *s, const json_t *ratios)
 	}
 }
 
+/* A member a row of a varying object lacks: its leaves null. */
+static void null_node(const struct shape_node *node, struct value *out)
+{
+	if (node->kind == SN_LEAF)
+		out[node->leaf] = (struct value){.kind = VAL_NULL};
+	for (size_t i = 0; (node->kind == SN_ARRAY || node->kind == SN_OBJECT) && i < node->n; i++)
+		null_node(&node->kid[i], out);
+}
+
 static int read_node(const struct row_shape *s, const struct shape_node *node, const json_t *v,
 		     struct value *out, struct errbuf *e)
 {
 	if (node->kind == SN_ARRAY || node->kind == SN_OBJECT) {
 		bool array = node->kind == SN_ARRAY;
 		if (array ? !json_is_array(v) || json_array_size(v) != node->n
-			  : !json_is_object(v) || json_object_size(v) != node->n)
+			  : !json_is_object(v) || (json_object_size(v) != node->n && !node->varying))
 			return errbuf_set(e, EINVAL, "%s: not an %s of %zu like the first row's",
 					  node->name, array ? "array" : "object", node->n);
+		/* a varying object's members: those learned, null where the row
+		 * lacks them; one not learned has no column */
 		for (size_t i = 0; i < node->n; i++) {
 			const json_t *sub = array ? json_array_get(v, i)
 						  : json_object_get(v, node->kid[i].key);
+			if (!sub && node->varying) {
+				null_node(&node->kid[i], out);
+				continue;
+			}
 			if (!sub)
 				return errbuf_set(e, EINVAL, "%s: missing, unlike in the first row",
 						  node->kid[i].name);

@@ -5,8 +5,11 @@
  * elements are FIELD.K (histogram buckets: read_size_hist.0 ...), an
  * object's members FIELD.KEY, recursively (by_syscall.read.calls). The
  * shape is learned from a file's first row, and every later row must have
- * the same keys, array lengths and members. A member the schema types a
- * string (a mount's point and file system: names) is no leaf.
+ * the same keys, array lengths and members, but in an object the schema
+ * marks "x-keys": "varying" (net's by_mount: mounts come and go), whose
+ * members are those row_shape_grow has seen, a row's absent ones null. A
+ * member the schema types a string (a mount's point and file system:
+ * names) is no leaf.
  *
  * How a leaf's values combine in a grid cell (cells.h) comes from the
  * source's schema, never from its name: the "x-cell" annotation ("sum",
@@ -37,6 +40,9 @@ struct row_shape {
 	struct cell_leaf *leaf; /* how it combines in a cell */
 	const char **unit;      /* the schema's x-unit for it (or what holds it), or NULL */
 	bool keep_ratios;       /* row_shape_read gives CELL_RATIO leaves as written */
+	bool varying;           /* has an object whose members vary: row_shape_grow */
+	const struct jschema_set *schemas;
+	const char *source;
 	struct shape_node *root;
 	size_t row_keys; /* keys of a whole row, the envelope's included */
 };
@@ -45,6 +51,10 @@ struct row_shape {
  * naming the field. */
 int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, const char *source,
 		    const json_t *row, struct errbuf *e);
+
+/* The members of row's varying objects not seen before, learned (leaves
+ * added at the end). 0 or -EINVAL/-ENOMEM with e. */
+int row_shape_grow(struct row_shape *s, const json_t *row, struct errbuf *e);
 
 /* Wires CELL_RATIO leaves to their inputs as the manifest's
  * sources.<name>.ratios names them (NULL: none known, the ratio is null). */

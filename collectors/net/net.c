@@ -10,17 +10,21 @@
  * The files are opened once, in the tree's namespaces (PID: the target),
  * and re-read from offset 0 each tick: a kept /proc/PID/net file goes on
  * showing the namespace after PID has exited. Each row's counters are the
- * change since the previous one; the interfaces and the mounts are fixed
- * when the source opens (export's row shape: the same keys in every row),
- * and one that goes away keeps its keys, null from then on, with a
- * warning, as does a mount the tree makes later (it is named, not read). */
+ * change since the previous one. The interfaces are fixed when the source
+ * opens, and one that goes away keeps its keys, null from then on, with a
+ * warning. The mounts are followed: one made during the episode (NFS, seen
+ * in mountstats; FUSE, in mountinfo, which poll(2) says has changed) is in
+ * by_mount from the row after the one it appeared in, its counts from
+ * there; one unmounted leaves by_mount at the row it is found gone in. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -123,21 +127,32 @@ struct iface {
 	json_t *obj;  /* by_interface.NAME */
 };
 
+/* A mount's place in by_mount: found at a tick (fresh), in by_mount from
+ * the next (shown), out of it from the tick it is found gone. */
+struct mount_life {
+	char point[256];
+	bool fresh, shown, gone;
+};
+
 struct nfs_mount {
+	struct mount_life life;
 	struct ms_mount prev, now; /* op arrays owned */
-	bool gone, have_now;
+	bool have_now;
 	json_t *obj, *by_op;
 };
 
 struct fuse_mount {
+	struct mount_life life;
 	char waiting[64]; /* its fusectl file: opened each tick (the file cannot be pread) */
 	pid_t daemon;
+	bool found;       /* in the mountinfo read now */
 	json_t *obj;
 };
 
 struct net {
 	pid_t pid;
 	int fd[PF_COUNT], dev_fd, ms_fd;
+	int mi_fd; /* mountinfo, polled: POLLPRI when a mount comes or goes */
 	char *buf;
 	size_t cap;
 	struct iface ifs[NET_MAX_IFACES];
@@ -146,14 +161,13 @@ struct net {
 	bool proto_known[NPROTO];
 	struct mountstats ms;
 	struct nfs_mount *nfs;
-	char (*nfs_point)[256];
-	size_t nnfs;
+	size_t nnfs, nfs_cap;
 	struct fuse_mount *fuse;
-	size_t nfuse;
-	json_t *row, *warnings;
+	size_t nfuse, fuse_cap;
+	bool fusectl; /* mounted: a FUSE mount's waiting can be read */
+	json_t *row, *by_mount, *manifest, *warnings;
+	json_t *mounts, *ratios, *nulls; /* the manifest's, grown with the mounts */
 	char unknown_said[128]; /* the last mountstats line warned of */
-	char **new_said;        /* mounts made since the open, warned of */
-	size_t nnew;
 };
 
 static void warn(struct net *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -196,18 +210,19 @@ static void net_close(void *state)
 		close(p->dev_fd);
 	if (p->ms_fd >= 0)
 		close(p->ms_fd);
+	if (p->mi_fd >= 0)
+		close(p->mi_fd);
 	for (size_t i = 0; i < p->nif; i++)
 		if (p->ifs[i].speed_fd >= 0)
 			close(p->ifs[i].speed_fd);
 	for (size_t i = 0; i < p->nnfs; i++) {
 		free(p->nfs[i].prev.op);
 		free(p->nfs[i].now.op);
+		json_decref(p->nfs[i].obj);
 	}
-	for (size_t i = 0; i < p->nnew; i++)
-		free(p->new_said[i]);
-	free(p->new_said);
+	for (size_t i = 0; i < p->nfuse; i++)
+		json_decref(p->fuse[i].obj);
 	free(p->nfs);
-	free(p->nfs_point);
 	free(p->fuse);
 	mountstats_free(&p->ms);
 	free(p->buf);
@@ -253,6 +268,188 @@ static bool json_name(const char *s)
 	json_t *t = json_string(s);
 	json_decref(t);
 	return t != NULL;
+}
+
+/* ---- the mounts -------------------------------------------------------------------- */
+
+/* "server:/export" (an IPv6 server in brackets) apart. */
+static void server_export(const char *device, char *server, size_t scap, char *export, size_t ecap)
+{
+	const char *sep = device[0] == '[' ? strstr(device, "]:") : strchr(device, ':');
+	if (sep && device[0] == '[')
+		sep++;
+	snprintf(server, scap, "%.*s", sep ? (int)(sep - device) : (int)strlen(device), device);
+	snprintf(export, ecap, "%s", sep ? sep + 1 : "");
+}
+
+static struct nfs_mount *find_nfs(struct net *p, const char *point)
+{
+	for (size_t i = 0; i < p->nnfs; i++)
+		if (!p->nfs[i].life.gone && !strcmp(p->nfs[i].life.point, point))
+			return &p->nfs[i];
+	return NULL;
+}
+
+static struct fuse_mount *find_fuse(struct net *p, const char *point)
+{
+	for (size_t i = 0; i < p->nfuse; i++)
+		if (!p->fuse[i].life.gone && !strcmp(p->fuse[i].life.point, point))
+			return &p->fuse[i];
+	return NULL;
+}
+
+/* Room for one more in an array of n of cap: 0 or -ENOMEM. */
+static int grow(void **a, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : 8;
+	void *b = reallocarray(*a, c, size);
+	if (!b)
+		return -ENOMEM;
+	memset((char *)b + *cap * size, 0, (c - *cap) * size);
+	*a = b;
+	*cap = c;
+	return 0;
+}
+
+static void null_because(struct net *p, const char *point, const char *field, const char *why)
+{
+	char key[320];
+	snprintf(key, sizeof(key), "by_mount.%s.%s", point, field);
+	json_object_set_new(p->nulls, key, json_string(why));
+}
+
+/* An NFS mount found in mountstats: followed from this reading, its
+ * counts from the next (in by_mount from the next row); named in the
+ * manifest's mounts and ratios. 0, or -ENOMEM with why. */
+static int add_nfs(struct net *p, const struct ms_mount *m, struct errbuf *why)
+{
+	if (find_fuse(p, m->point))
+		return 0; /* mounted twice on one point: the first */
+	char server[256], export[256];
+	server_export(m->device, server, sizeof(server), export, sizeof(export));
+	bool named = json_name(m->point) && json_name(server) && json_name(export);
+	if (!named) {
+		for (size_t i = 0; i < p->nnfs; i++)
+			if (!p->nfs[i].obj && !strcmp(p->nfs[i].life.point, m->point))
+				return 0; /* said */
+		warn(p, "an NFS mount whose point or device is not UTF-8 is not read");
+	}
+	if (grow((void **)&p->nfs, p->nnfs, &p->nfs_cap, sizeof(*p->nfs)) < 0)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	struct nfs_mount *n = &p->nfs[p->nnfs++];
+	*n = (struct nfs_mount){.life = {.fresh = true}, .have_now = true};
+	snprintf(n->life.point, sizeof(n->life.point), "%s", m->point);
+	if (!named) {
+		n->life.gone = true; /* no obj: kept only so as to be said once */
+		return 0;
+	}
+	copy_mount(&n->prev, m);
+	copy_mount(&n->now, m);
+	n->obj = json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "fstype", m->fstype, "server", server, "export", export,
+			   "version", m->version[0] ? m->version : NULL, "transport",
+			   m->transport[0] ? m->transport : NULL);
+	n->by_op = json_object();
+	for (size_t k = 0; k < m->nop; k++)
+		json_object_set_new(n->by_op, m->op[k].name, json_object());
+	json_object_set_new(n->obj, "by_op", n->by_op);
+	json_object_set_new(p->mounts, m->point, json_pack("{s:s, s:s}", "fstype", m->fstype, "server", m->device));
+	char name[300], num[300], den[300];
+	snprintf(name, sizeof(name), "by_mount.%s.rtt_ns_per_op", m->point);
+	snprintf(num, sizeof(num), "by_mount.%s.rtt_ns", m->point);
+	snprintf(den, sizeof(den), "by_mount.%s.ops", m->point);
+	json_object_set_new(p->ratios, name, json_pack("{s:s, s:s}", "numerator", num, "denominator", den));
+	null_because(p, m->point, "rtt_ns_per_op", "null in a row with no RPC");
+	if (!m->version[0])
+		null_because(p, m->point, "version", "no vers= in the mount's options");
+	if (!m->transport[0])
+		null_because(p, m->point, "transport", "no proto= in the mount's options");
+	return 0;
+}
+
+/* A FUSE mount found in mountinfo (fds's mount i): followed as add_nfs. */
+static int add_fuse(struct net *p, struct wait_fds *fds, size_t i, struct errbuf *why)
+{
+	const struct wait_mount *wm = &fds->mount[i];
+	if (find_nfs(p, wm->point))
+		return 0;
+	if (strlen(wm->point) >= sizeof(p->fuse->life.point) || !json_name(wm->point) || !json_name(wm->fstype)) {
+		warn(p, "a FUSE mount whose point is not UTF-8, or longer than 255 bytes, is not read");
+		return 0;
+	}
+	if (grow((void **)&p->fuse, p->nfuse, &p->fuse_cap, sizeof(*p->fuse)) < 0)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	struct fuse_mount *f = &p->fuse[p->nfuse++];
+	*f = (struct fuse_mount){.life = {.fresh = true}, .found = true};
+	snprintf(f->life.point, sizeof(f->life.point), "%s", wm->point);
+	snprintf(f->waiting, sizeof(f->waiting), FUSECTL "/%u/waiting", wm->major << 20 | wm->minor);
+	f->daemon = wait_fds_daemon(fds, (int)i);
+	const char *comm = f->daemon && json_name(wm->daemon_comm) ? wm->daemon_comm : NULL;
+	f->obj = json_pack("{s:s, s:s?}", "fstype", wm->fstype, "daemon_comm", comm);
+	jsonl_cell_int(f->obj, "daemon_pid", f->daemon != 0, f->daemon);
+	json_object_set_new(p->mounts, wm->point,
+			    json_pack("{s:s, s:s?, s:o}", "fstype", wm->fstype, "daemon_comm", comm, "daemon_pid",
+				      f->daemon ? json_integer(f->daemon) : json_null()));
+	if (!p->fusectl) {
+		null_because(p, wm->point, "waiting", "fusectl (" FUSECTL ") is not mounted");
+		json_object_set_new(p->manifest, "fuse_waiting",
+				    json_string("null: " FUSECTL " is not mounted (mount -t fusectl none " FUSECTL ")"));
+	}
+	if (!f->daemon) {
+		null_because(p, wm->point, "daemon_pid", "no process holds /dev/fuse open for it that this process "
+						       "can see");
+		null_because(p, wm->point, "daemon_comm", "its daemon is not known");
+	} else if (!comm) {
+		null_because(p, wm->point, "daemon_comm", "its daemon's name is not UTF-8");
+	}
+	return 0;
+}
+
+/* The FUSE mounts of mountinfo now: those new followed, those gone marked
+ * (take() takes them out). 0, or -errno with why. */
+static int read_fuse(struct net *p, struct errbuf *why)
+{
+	struct wait_fds fds;
+	wait_fds_init(&fds);
+	if (wait_fds_load_mounts(&fds, p->pid) < 0) {
+		wait_fds_free(&fds);
+		/* the tree's last process gone: its mounts are as they were */
+		return kill(p->pid, 0) < 0 && errno == ESRCH
+			       ? 0
+			       : errbuf_set(why, errno ? errno : EIO, "/proc/%d/mountinfo cannot be read", (int)p->pid);
+	}
+	for (size_t i = 0; i < p->nfuse; i++)
+		p->fuse[i].found = false;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < fds.nmount; i++) {
+		if (fds.mount[i].kind != WFD_FUSE)
+			continue;
+		struct fuse_mount *f = find_fuse(p, fds.mount[i].point);
+		if (f)
+			f->found = true;
+		else
+			r = add_fuse(p, &fds, i, why);
+	}
+	wait_fds_free(&fds);
+	return r;
+}
+
+/* Whether a mount came or went in the tree's namespace since the last
+ * poll (mountinfo's POLLPRI; the kernel's event, reset by the poll). */
+static bool mounts_changed(struct net *p)
+{
+	struct pollfd pf = {.fd = p->mi_fd, .events = POLLPRI};
+	return p->mi_fd >= 0 && poll(&pf, 1, 0) > 0 && (pf.revents & (POLLPRI | POLLERR));
+}
+
+/* A mount out of by_mount, from this row, with a warning. */
+static void mount_gone(struct net *p, struct mount_life *l, const char *kind)
+{
+	l->gone = true;
+	if (l->shown)
+		json_object_del(p->by_mount, l->point);
+	warn(p, "%s mount %s was unmounted: it leaves by_mount from this row", kind, l->point);
 }
 
 /* ---- reading -------------------------------------------------------------------- */
@@ -322,31 +519,16 @@ static int read_mountstats(struct net *p, struct errbuf *why)
 		     (int)p->pid, p->ms.unknown_lines, p->ms.unknown_lines == 1 ? "" : "s", p->ms.first_unknown);
 	}
 	for (size_t i = 0; i < p->nnfs; i++) {
-		const struct ms_mount *m = mountstats_find(&p->ms, p->nfs_point[i]);
-		p->nfs[i].have_now = m != NULL;
+		struct nfs_mount *n = &p->nfs[i];
+		const struct ms_mount *m = n->life.gone ? NULL : mountstats_find(&p->ms, n->life.point);
+		n->have_now = m != NULL;
 		if (m)
-			copy_mount(&p->nfs[i].now, m);
+			copy_mount(&n->now, m);
 	}
-	/* an NFS mount made since the open: named once, not read */
-	for (size_t k = 0; p->nfs && k < p->ms.n; k++) {
-		const char *point = p->ms.m[k].point;
-		bool known = false;
-		for (size_t i = 0; i < p->nnfs && !known; i++)
-			known = !strcmp(p->nfs_point[i], point);
-		for (size_t i = 0; i < p->nnew && !known; i++)
-			known = !strcmp(p->new_said[i], point);
-		if (known)
-			continue;
-		char **grown = reallocarray(p->new_said, p->nnew + 1, sizeof(*grown));
-		if (!grown || !(grown[p->nnew] = strdup(point))) {
-			p->new_said = grown ? grown : p->new_said;
-			return errbuf_set(why, ENOMEM, "out of memory");
-		}
-		p->new_said = grown;
-		p->nnew++;
-		warn(p, "NFS mount %s (%s) appeared after the source opened: not in by_mount (its keys are fixed "
-			"when the source opens)", point, p->ms.m[k].device);
-	}
+	/* an NFS mount made since the last tick: followed from here */
+	for (size_t k = 0; k < p->ms.n; k++)
+		if (!find_nfs(p, p->ms.m[k].point) && (r = add_nfs(p, &p->ms.m[k], why)) < 0)
+			return r;
 	return 0;
 }
 
@@ -387,7 +569,7 @@ static void fill_protos(struct net *p)
 
 static void fill_nfs(struct nfs_mount *n)
 {
-	bool known = !n->gone && n->have_now;
+	bool known = !n->life.gone && n->have_now;
 	uint64_t sum[NM_COUNT] = {0};
 	/* an operation this read lacks is null, not its last row's */
 	const char *key;
@@ -439,14 +621,29 @@ static void fill_fuse(struct fuse_mount *f)
 		close(fd);
 }
 
+/* Whether a mount is in this row: shown, or shown from this one (found
+ * at the last tick), and not gone. */
+static bool in_row(struct net *p, struct mount_life *l, json_t *obj)
+{
+	if (l->gone || l->fresh || !obj)
+		return false;
+	if (!l->shown) {
+		l->shown = true;
+		json_object_set(p->by_mount, l->point, obj);
+	}
+	return true;
+}
+
 static void fill_row(struct net *p)
 {
 	fill_ifaces(p);
 	fill_protos(p);
 	for (size_t i = 0; i < p->nnfs; i++)
-		fill_nfs(&p->nfs[i]);
+		if (in_row(p, &p->nfs[i].life, p->nfs[i].obj))
+			fill_nfs(&p->nfs[i]);
 	for (size_t i = 0; i < p->nfuse; i++)
-		fill_fuse(&p->fuse[i]);
+		if (in_row(p, &p->fuse[i].life, p->fuse[i].obj))
+			fill_fuse(&p->fuse[i]);
 }
 
 /* What this tick read becomes the baseline of the next. */
@@ -456,9 +653,13 @@ static void advance(struct net *p)
 		if (!p->ifs[i].gone)
 			p->ifs[i].prev = p->ifs[i].now;
 	memcpy(p->proto_prev, p->proto_now, sizeof(p->proto_prev));
-	for (size_t i = 0; i < p->nnfs; i++)
-		if (p->nfs[i].have_now && !p->nfs[i].gone)
+	for (size_t i = 0; i < p->nnfs; i++) {
+		p->nfs[i].life.fresh = false;
+		if (p->nfs[i].have_now && !p->nfs[i].life.gone)
 			copy_mount(&p->nfs[i].prev, &p->nfs[i].now);
+	}
+	for (size_t i = 0; i < p->nfuse; i++)
+		p->fuse[i].life.fresh = false;
 }
 
 static int take(struct net *p, struct errbuf *why)
@@ -468,6 +669,8 @@ static int take(struct net *p, struct errbuf *why)
 		r = read_protos(p, why);
 	if (r == 0)
 		r = read_mountstats(p, why);
+	if (r == 0 && mounts_changed(p))
+		r = read_fuse(p, why);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < p->nif; i++)
@@ -477,10 +680,11 @@ static int take(struct net *p, struct errbuf *why)
 				"then on", p->ifs[i].name, (int)p->pid);
 		}
 	for (size_t i = 0; i < p->nnfs; i++)
-		if (!p->nfs[i].have_now && !p->nfs[i].gone) {
-			p->nfs[i].gone = true;
-			warn(p, "NFS mount %s was unmounted; its fields are null from then on", p->nfs_point[i]);
-		}
+		if (!p->nfs[i].have_now && !p->nfs[i].life.gone)
+			mount_gone(p, &p->nfs[i].life, "NFS");
+	for (size_t i = 0; i < p->nfuse; i++)
+		if (!p->fuse[i].found && !p->fuse[i].life.gone)
+			mount_gone(p, &p->fuse[i].life, "FUSE");
 	return 0;
 }
 
@@ -560,101 +764,38 @@ static int choose_ifaces(struct net *p, const struct net_config *cfg, json_t *ma
 	return 0;
 }
 
-/* "server:/export" (an IPv6 server in brackets) apart. */
-static void server_export(const char *device, char *server, size_t scap, char *export, size_t ecap)
+/* The mounts at the open: each NFS mount mountstats has, each FUSE mount
+ * mountinfo has (its connection's waiting, its daemon), keyed by where
+ * they are mounted, each named in the manifest's mounts as waits names
+ * its own, in by_mount from the first row. */
+static int choose_mounts(struct net *p, struct errbuf *why)
 {
-	const char *sep = device[0] == '[' ? strstr(device, "]:") : strchr(device, ':');
-	if (sep && device[0] == '[')
-		sep++;
-	snprintf(server, scap, "%.*s", sep ? (int)(sep - device) : (int)strlen(device), device);
-	snprintf(export, ecap, "%s", sep ? sep + 1 : "");
-}
-
-/* The mounts: each NFS mount mountstats has, each FUSE mount mountinfo has
- * (its connection's waiting, its daemon), keyed by where they are mounted,
- * each named in the manifest's mounts as waits names its own. */
-static int choose_mounts(struct net *p, json_t *by, json_t *manifest, struct errbuf *why)
-{
-	json_t *mounts = json_object(); /* the manifest's: what the verdict names */
-	json_object_set_new(manifest, "mounts", mounts);
+	struct statfs sf;
+	p->fusectl = statfs(FUSECTL, &sf) == 0 && (unsigned long)sf.f_type == FUSE_CTL_SUPER_MAGIC;
+	if (p->mi_fd >= 0)
+		mounts_changed(p); /* the kernel's event as it is now: a change from here on */
 	int r = read_mountstats(p, why);
+	if (r == 0)
+		r = read_fuse(p, why);
 	if (r < 0)
 		return r;
-	p->nfs = calloc(p->ms.n ? p->ms.n : 1, sizeof(*p->nfs));
-	p->nfs_point = calloc(p->ms.n ? p->ms.n : 1, sizeof(*p->nfs_point));
-	if (!p->nfs || !p->nfs_point)
-		return errbuf_set(why, ENOMEM, "out of memory");
-	for (size_t i = 0; i < p->ms.n; i++) {
-		const struct ms_mount *m = &p->ms.m[i];
-		if (json_object_get(by, m->point))
-			continue; /* mounted twice on one point: the first */
-		char server[256], export[256];
-		server_export(m->device, server, sizeof(server), export, sizeof(export));
-		if (!json_name(m->point) || !json_name(server) || !json_name(export)) {
-			warn(p, "an NFS mount whose point or device is not UTF-8 is not read");
-			continue;
-		}
-		struct nfs_mount *n = &p->nfs[p->nnfs];
-		snprintf(p->nfs_point[p->nnfs++], 256, "%s", m->point);
-		copy_mount(&n->prev, m);
-		copy_mount(&n->now, m);
-		n->have_now = true;
-		n->obj = json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "fstype", m->fstype, "server", server, "export",
-				   export, "version", m->version[0] ? m->version : NULL, "transport",
-				   m->transport[0] ? m->transport : NULL);
-		json_object_set_new(mounts, m->point, json_pack("{s:s, s:s}", "fstype", m->fstype, "server", m->device));
-		n->by_op = json_object();
-		for (size_t k = 0; k < m->nop; k++)
-			json_object_set_new(n->by_op, m->op[k].name, json_object());
-		json_object_set_new(n->obj, "by_op", n->by_op);
-		json_object_set_new(by, m->point, n->obj);
+	/* in the first row already */
+	for (size_t i = 0; i < p->nnfs; i++) {
+		p->nfs[i].life.fresh = false;
+		in_row(p, &p->nfs[i].life, p->nfs[i].obj);
 	}
-	/* FUSE: mountinfo's, for the super block's device, which names the
-	 * connection in fusectl */
-	struct wait_fds fds;
-	wait_fds_init(&fds);
-	if (wait_fds_load_mounts(&fds, p->pid) < 0) {
-		wait_fds_free(&fds);
-		return errbuf_set(why, errno ? errno : EIO, "/proc/%d/mountinfo cannot be read", (int)p->pid);
+	for (size_t i = 0; i < p->nfuse; i++) {
+		p->fuse[i].life.fresh = false;
+		in_row(p, &p->fuse[i].life, p->fuse[i].obj);
 	}
-	p->fuse = calloc(fds.nmount ? fds.nmount : 1, sizeof(*p->fuse));
-	if (!p->fuse) {
-		wait_fds_free(&fds);
-		return errbuf_set(why, ENOMEM, "out of memory");
-	}
-	struct statfs sf;
-	bool fusectl = statfs(FUSECTL, &sf) == 0 && (unsigned long)sf.f_type == FUSE_CTL_SUPER_MAGIC;
-	for (size_t i = 0; i < fds.nmount; i++) {
-		if (fds.mount[i].kind != WFD_FUSE || json_object_get(by, fds.mount[i].point))
-			continue;
-		if (!json_name(fds.mount[i].point) || !json_name(fds.mount[i].fstype)) {
-			warn(p, "a FUSE mount whose point or type is not UTF-8 is not read");
-			continue;
-		}
-		struct fuse_mount *f = &p->fuse[p->nfuse++];
-		snprintf(f->waiting, sizeof(f->waiting), FUSECTL "/%u/waiting",
-			 fds.mount[i].major << 20 | fds.mount[i].minor);
-		f->daemon = wait_fds_daemon(&fds, (int)i);
-		const char *comm = f->daemon && json_name(fds.mount[i].daemon_comm) ? fds.mount[i].daemon_comm : NULL;
-		f->obj = json_pack("{s:s, s:s?}", "fstype", fds.mount[i].fstype, "daemon_comm", comm);
-		jsonl_cell_int(f->obj, "daemon_pid", f->daemon != 0, f->daemon);
-		json_object_set_new(by, fds.mount[i].point, f->obj);
-		json_object_set_new(mounts, fds.mount[i].point,
-				    json_pack("{s:s, s:s?, s:o}", "fstype", fds.mount[i].fstype, "daemon_comm", comm,
-					      "daemon_pid", f->daemon ? json_integer(f->daemon) : json_null()));
-	}
-	wait_fds_free(&fds);
-	if (p->nfuse && !fusectl)
-		json_object_set_new(manifest, "fuse_waiting",
-				    json_string("null: " FUSECTL " is not mounted (mount -t fusectl none " FUSECTL ")"));
 	return 0;
 }
 
 /* manifest.null_fields: each field that may be null, and why (a field null
- * in every row, or null in some). */
-static void null_fields(const struct net *p, json_t *manifest)
+ * in every row, or null in some); the mounts' are added as they are found. */
+static void null_fields(const struct net *p)
 {
-	json_t *out = json_object();
+	json_t *out = p->nulls;
 	char key[320];
 	bool any_speed = false;
 	for (size_t i = 0; i < p->nif; i++) {
@@ -677,52 +818,6 @@ static void null_fields(const struct net *p, json_t *manifest)
 					    json_string(proto_fields[i].file == PF_SNMP
 								? "not in this kernel's /proc/net/snmp"
 								: "not in this kernel's /proc/net/netstat, or no netstat"));
-	for (size_t i = 0; i < p->nnfs; i++) {
-		snprintf(key, sizeof(key), "by_mount.%s.rtt_ns_per_op", p->nfs_point[i]);
-		json_object_set_new(out, key, json_string("null in a row with no RPC"));
-		if (!p->nfs[i].prev.version[0]) {
-			snprintf(key, sizeof(key), "by_mount.%s.version", p->nfs_point[i]);
-			json_object_set_new(out, key, json_string("no vers= in the mount's options"));
-		}
-		if (!p->nfs[i].prev.transport[0]) {
-			snprintf(key, sizeof(key), "by_mount.%s.transport", p->nfs_point[i]);
-			json_object_set_new(out, key, json_string("no proto= in the mount's options"));
-		}
-	}
-	const char *point;
-	json_t *m;
-	json_object_foreach(json_object_get(p->row, "by_mount"), point, m) {
-		if (json_is_null(json_object_get(m, "waiting"))) {
-			snprintf(key, sizeof(key), "by_mount.%s.waiting", point);
-			json_object_set_new(out, key, json_string("fusectl (" FUSECTL ") is not mounted, or the "
-								  "connection is gone"));
-		}
-		if (json_object_get(m, "daemon_pid") && json_is_null(json_object_get(m, "daemon_pid"))) {
-			snprintf(key, sizeof(key), "by_mount.%s.daemon_pid", point);
-			json_object_set_new(out, key, json_string("no process holds /dev/fuse open for it that this "
-								  "process can see"));
-		}
-		if (json_object_get(m, "daemon_comm") && json_is_null(json_object_get(m, "daemon_comm"))) {
-			snprintf(key, sizeof(key), "by_mount.%s.daemon_comm", point);
-			json_object_set_new(out, key, json_string("its daemon is not known, or its name is not UTF-8"));
-		}
-	}
-	json_object_set_new(manifest, "null_fields", out);
-}
-
-/* manifest.ratios: rtt_ns_per_op of each NFS mount, as export recomputes it
- * in a cell (row_shape.h). */
-static void ratios_json(const struct net *p, json_t *manifest)
-{
-	json_t *out = json_object();
-	for (size_t i = 0; i < p->nnfs; i++) {
-		char name[300], num[300], den[300];
-		snprintf(name, sizeof(name), "by_mount.%s.rtt_ns_per_op", p->nfs_point[i]);
-		snprintf(num, sizeof(num), "by_mount.%s.rtt_ns", p->nfs_point[i]);
-		snprintf(den, sizeof(den), "by_mount.%s.ops", p->nfs_point[i]);
-		json_object_set_new(out, name, json_pack("{s:s, s:s}", "numerator", num, "denominator", den));
-	}
-	json_object_set_new(manifest, "ratios", out);
 }
 
 static int net_probe(struct source_config *sc, const struct target_info *t, json_t *manifest, struct errbuf *why)
@@ -744,12 +839,22 @@ static int net_open(const struct source_config *sc, const struct target_info *t,
 	if (!p)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	p->pid = t->pid;
-	p->dev_fd = p->ms_fd = p->fd[PF_SNMP] = p->fd[PF_NETSTAT] = -1;
+	p->dev_fd = p->ms_fd = p->mi_fd = p->fd[PF_SNMP] = p->fd[PF_NETSTAT] = -1;
 	mountstats_init(&p->ms);
+	p->manifest = manifest;
+	p->row = row;
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());
+	json_object_set_new(manifest, "mounts", p->mounts = json_object());
+	json_object_set_new(manifest, "ratios", p->ratios = json_object());
+	json_object_set_new(manifest, "null_fields", p->nulls = json_object());
+	json_t *by_if = json_object();
+	json_object_set_new(row, "by_interface", by_if);
+	json_object_set_new(row, "by_mount", p->by_mount = json_object());
 	int r = p->dev_fd = open_in(p->pid, "net/dev", why);
 	if (r >= 0)
 		r = p->ms_fd = open_in(p->pid, "mountstats", why);
+	if (r >= 0)
+		r = p->mi_fd = open_in(p->pid, "mountinfo", why);
 	if (r >= 0)
 		r = p->fd[PF_SNMP] = open_in(p->pid, "net/snmp", why);
 	if (r >= 0) {
@@ -758,28 +863,21 @@ static int net_open(const struct source_config *sc, const struct target_info *t,
 		p->fd[PF_NETSTAT] = open_in(p->pid, "net/netstat", &ignored);
 		r = 0;
 	}
-	json_t *by_if = json_object(), *by_mount = json_object();
 	if (r == 0)
 		r = choose_ifaces(p, sc->priv, manifest, why);
 	if (r == 0)
-		r = choose_mounts(p, by_mount, manifest, why);
+		r = choose_mounts(p, why);
 	if (r == 0)
 		r = take(p, why);
 	if (r < 0) {
-		json_decref(by_if);
-		json_decref(by_mount);
 		net_close(p);
 		return r;
 	}
 	for (size_t i = 0; i < p->nif; i++)
 		json_object_set_new(by_if, p->ifs[i].name, p->ifs[i].obj = json_object());
 	advance(p);
-	p->row = row;
-	fill_row(p); /* the keys, fixed from here on */
-	json_object_set_new(row, "by_interface", by_if);
-	json_object_set_new(row, "by_mount", by_mount);
-	ratios_json(p, manifest);
-	null_fields(p, manifest);
+	fill_row(p); /* the keys: the mounts' may change, the row's do not */
+	null_fields(p);
 	*state = p;
 	return 0;
 }

@@ -5,7 +5,10 @@ arrays (the histograms) kept whole, one column of lists.
 
 Every row of a source's file has the same keys (CONTRACT §5), so the first
 row gives the columns and one compiled function per source takes each row
-apart: a row that lacks one of them is a damaged file, reported as such.
+apart: a row that lacks one of them is a damaged file, reported as such,
+unless the schema says the object it lacks it in has members that come and
+go (`"*varying"` in the dtypes' tree: net's by_mount), where the columns
+are every row's and a row without one holds null.
 Each column's dtype is the schema's (`iopsample schema --dialect pandas`),
 not the values': a count null in every row is still a count.
 pandas and numpy are imported when a frame is asked for: rows need neither."""
@@ -106,20 +109,73 @@ def frame(rows, path, schema_tree=None):
 
     if not rows:
         return pd.DataFrame(index=pd.Index([], dtype=np.int64, name="t_mono_ns"))
-    paths = columns_of(rows[0])
-    get = _extractor(paths)
-    try:
-        records = list(map(get, rows))
-    except (KeyError, TypeError) as e:
-        bad = next(i for i, r in enumerate(rows) if not _has_all(r, paths))
-        raise CorruptEpisodeError("%s: row %d lacks %s, which the first row has: rows of one file "
-                                  "must have the same keys" % (path, bad + 1, e)) from None
     tree = schema_tree() if schema_tree is not None else None
+    paths = columns_of(rows[0])
+    got = _varying_records(rows, tree) if _has_varying(tree) else None
+    if got is not None:
+        paths, records = got
+    else:
+        try:
+            records = list(map(_extractor(paths), rows))
+        except (KeyError, TypeError) as e:
+            bad = next(i for i, r in enumerate(rows) if not _has_all(r, paths))
+            raise CorruptEpisodeError("%s: row %d lacks %s, which the first row has: rows of one file "
+                                      "must have the same keys" % (path, bad + 1, e)) from None
     data = {}
     for p, values in zip(paths, zip(*records)):
         data[column_name(p)] = _typed(list(values), dtype_at(tree, p) if tree else None)
     index = pd.Index(data.pop("t_mono_ns"), name="t_mono_ns")
     return pd.DataFrame(data, index=index, copy=False)
+
+
+def _has_varying(tree):
+    """Whether the dtypes' tree has an object whose members come and go."""
+    return isinstance(tree, dict) and (bool(tree.get("*varying")) or any(map(_has_varying, tree.values())))
+
+
+def _varying(tree, path):
+    """Whether path lies in an object whose members come and go."""
+    node = tree
+    for key in path:
+        if not isinstance(node, dict):
+            return False
+        if node.get("*varying"):
+            return True
+        node = node.get(key, node.get("*"))
+    return False
+
+
+def _lookup(row, path):
+    v = row
+    for k in path:
+        v = v[k]
+    return v
+
+
+def _varying_records(rows, tree):
+    """(paths, records) of rows whose varying objects' members may differ:
+    every row's columns, in the order first seen, null where a row lacks
+    one; None when a row lacks a column outside such an object (damaged:
+    frame() says which)."""
+    seen = {}
+    for r in rows:
+        for p in columns_of(r):
+            seen.setdefault(p, None)
+    # an empty object is a column of its own only where no row has members
+    paths = [p for p in seen if not any(len(q) > len(p) and q[:len(p)] == p for q in seen)]
+    records = []
+    for r in rows:
+        rec = []
+        for p in paths:
+            try:
+                v = _lookup(r, p)
+            except (KeyError, TypeError):
+                if not _varying(tree, p):
+                    return None
+                v = None
+            rec.append(None if isinstance(v, dict) and not v else v)
+        records.append(tuple(rec))
+    return paths, records
 
 
 def _has_all(row, paths):

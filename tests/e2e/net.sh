@@ -10,7 +10,8 @@
 # nstat counted over the episode; a FUSE mount whose daemon answers each
 # read after 20 ms: its waiting gauge above 0 while the tree reads, the
 # mount and its daemon named, in the rows and in the verdict's evidence; by_mount the NFS and FUSE mounts mountinfo
-# shows, empty where there are none; an interface named that is not there,
+# shows, empty where there are none, one the tree mounts and unmounts
+# followed; an interface named that is not there,
 # refused; one removed mid-episode, its keys null from then on, warned of.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -144,6 +145,60 @@ print("%s: waiting >= 1 in %d of %d rows of the read, 0 before; %s" % (mnt, len(
 PY
 }
 
+# a FUSE mount the tree makes and unmounts while the episode runs: out of
+# by_mount before, in it from the row after the one it appeared in (the
+# tick that finds it), its daemon's requests waiting while dd reads it,
+# out again once unmounted with a warning; export's columns and the Python
+# package's frame have it, null where a row has not
+made_mid_episode() {
+	[ -n "$FUSE_SETUP" ] || { echo "$(tail -n 2 "$WORK/fuse.setup")"; return 1; }
+	local mnt=$WORK/mid
+	mkdir -p "$mnt"
+	episode mid "" sh -c "sleep 0.5; $PY $LIB/slowfuse.py $mnt 16 20 >$WORK/mid.fuse 2>&1 &
+		until grep -q ready $WORK/mid.fuse; do sleep 0.01; done; date +%s%N >$WORK/mid.ready
+		dd if=$mnt/data of=/dev/null bs=128k count=40 status=none; umount $mnt; wait; sleep 0.5" || return 1
+	"$IOPSAMPLE" export "$WORK/episodes/mid" --sources net -o "$WORK/mid.csv" || return 1
+	"$PY" - "$WORK/episodes/mid" "$mnt" "$(cat "$WORK/mid.ready")" "$WORK/mid.csv" "$TESTS/../python" <<'PY'
+import csv, sys
+from epi import Episode, expect
+path, mnt, ready, table, package = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+ep = Episode(path)
+rows = ep.rows["net"]
+ready -= ep.manifest["t_wall_start_ns"]  # on the episode's time
+has = [mnt in r["by_mount"] for r in rows]
+first = has.index(True) if True in has else None
+expect(first and has[first:].index(False) > 0 and True not in has[first + has[first:].index(False):],
+       "in by_mount in rows %s" % [r["seq"] for r in rows if mnt in r["by_mount"]])
+last = first + has[first:].index(False) - 1
+start = rows[first]["t_mono_ns"] - rows[first]["interval_ns"]
+expect(ready - 1.5e8 <= start <= ready + 2.5e8, "the first row with it starts at %.3f s, its daemon ready at %.3f s" % (
+    start / 1e9, ready / 1e9))
+waiting = [rows[i]["by_mount"][mnt]["waiting"] for i in range(first, last + 1)]
+expect(sum(1 for w in waiting if (w or 0) >= 1) >= 3, "waiting while dd reads: %s" % waiting)
+net = ep.manifest["sources"]["net"]
+expect(net["mounts"].get(mnt, {}).get("fstype", "").startswith("fuse"), "the manifest's mounts: %s" % net["mounts"])
+warn = [w for w in ep.manifest["warnings"] if mnt in w and "leaves by_mount" in w]
+expect(warn, "no warning of the unmount: %s" % ep.manifest["warnings"])
+# export: its columns, null in the grid's rows without it
+with open(table) as f:
+    t = list(csv.DictReader(f))
+col = "net.by_mount.%s.waiting" % mnt
+expect(t and col in t[0], "export's columns: %s" % [c for c in (t[0] if t else {}) if "by_mount" in c])
+filled = [r[col] for r in t if r[col] != ""]
+expect(len(filled) >= 3 and t[0][col] == "" and t[-1][col] == "",
+       "export's %s: %s" % (col, [r[col] for r in t]))
+# the Python package's frame: the column, missing where a row had no such mount
+sys.path.insert(0, package)
+import iopsample
+fr = iopsample.Episode(path).frame("net")
+c = "by_mount.%s.waiting" % mnt
+expect(c in fr.columns and int(fr[c].notna().sum()) == last - first + 1,
+       "frame's %s: %s" % (c, list(fr[c]) if c in fr.columns else list(fr.columns)))
+print("%s: in rows %d-%d of %d (from %.2f s, its daemon ready at %.2f s), waiting %s; export %d cells of %d; %s" % (
+    mnt, first, last, len(rows), start / 1e9, ready / 1e9, waiting, len(filled), len(t), warn[0]))
+PY
+}
+
 # a veth pair made for the test, up, then removed while the episode runs:
 # taken by the default (up, not lo), its keys null from the row after it
 # went, a warning saying when
@@ -187,5 +242,6 @@ check net_tcp_opens_and_resets_as_nstat_counts_them closed_port
 FUSE_SETUP=
 fuse_setup >"$WORK/fuse.setup" 2>&1 && FUSE_SETUP=1
 check net_fuse_mount_s_requests_waiting fuse_waiting
+check net_follows_a_mount_the_tree_makes_and_unmounts made_mid_episode
 check net_refuses_an_interface_not_there no_such_interface
 check net_an_interface_removed_leaves_with_a_warning gone_interface

@@ -114,7 +114,7 @@ const out = [];
 for (const f of fs.readdirSync(work).filter((f) => f.endsWith(".rows")).sort()) {
   const name = f.slice(0, -5);
   const ajv = new Ajv2020({allErrors: true, logger});
-  ajv.addVocabulary(["x-unit", "x-gauge", "x-cell", "x-histogram", "x-compare", "x-main", "x-overview"]);
+  ajv.addVocabulary(["x-unit", "x-gauge", "x-cell", "x-histogram", "x-compare", "x-main", "x-overview", "x-keys"]);
   const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(schemas, name + ".schema.json"), "utf8")));
   const rows = fs.readFileSync(path.join(work, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   for (const r of rows)
