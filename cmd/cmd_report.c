@@ -86,11 +86,29 @@ struct reporter {
 
 /* ---- reading ----------------------------------------------------------------- */
 
-/* The first row sets the shape; v gets room for a row's leaves. */
-static int learn_shape(struct rp_source *s, const json_t *row, struct value **v, struct errbuf *e)
+/* The first row sets the shape (with every row's members of an object
+ * whose members come and go: a mount made mid-episode); v gets room for a
+ * row's leaves. */
+static int learn_shape(struct rp_source *s, const char *file, const json_t *row, struct value **v,
+		       struct errbuf *e)
 {
 	if (row_shape_learn(&s->shape, s->schemas, s->name, row, e) < 0)
 		return -EINVAL;
+	struct jsonl_reader r;
+	if (s->shape.varying && jsonl_reader_open(&r, s->dirfd, file, e) == 0) {
+		char *text;
+		size_t len;
+		while (jsonl_reader_next(&r, &text, &len, e) > 0) {
+			json_t *each = json_loadb(text, len, 0, NULL);
+			int rc = each ? row_shape_grow(&s->shape, each, e) : 0;
+			json_decref(each);
+			if (rc < 0) {
+				jsonl_reader_close(&r);
+				return rc;
+			}
+		}
+		jsonl_reader_close(&r);
+	}
 	s->shape.keep_ratios = true;
 	*v = calloc(s->shape.n + 1, sizeof(**v));
 	return *v && series_init(&s->series, &s->shape, REPORT_BUCKETS) == 0
@@ -141,7 +159,7 @@ static void *read_source(void *arg)
 		json_t *row = json_loadb(text, len, 0, &je);
 		if (!json_is_object(row))
 			rc = errbuf_set(&s->e, EINVAL, "%s", row ? "not a JSON object" : je.text);
-		else if ((rc = s->rows ? 0 : learn_shape(s, row, &v, &s->e)) == 0)
+		else if ((rc = s->rows ? 0 : learn_shape(s, file, row, &v, &s->e)) == 0)
 			rc = add_row(s, row, v, &s->e);
 		json_decref(row);
 		if (rc < 0) {

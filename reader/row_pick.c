@@ -47,6 +47,7 @@ void row_pick_free(struct row_pick *p)
 	for (size_t i = 0; p->path && i < p->n; i++)
 		free(p->path[i]);
 	free(p->path);
+	free(p->optional);
 	free(p->tok);
 	memset(p, 0, sizeof(*p));
 }
@@ -143,6 +144,10 @@ int row_pick_read(struct row_pick *p, const char *text, size_t len, struct value
 		t = 0;
 		for (char **key = p->path[i]; *key && t >= 0; key++)
 			t = member(text, tok, ntok, t, *key);
+		if (t < 0 && p->optional && p->optional[i]) {
+			out[i] = (struct value){.kind = VAL_NULL};
+			continue;
+		}
 		if (t < 0 || to_value(text, &tok[t], &out[i]) < 0) {
 			char name[160] = "";
 			for (char **key = p->path[i]; *key; key++)

@@ -25,6 +25,7 @@
 struct row_pick {
 	size_t n;
 	char ***path; /* per leaf, its keys, NULL-terminated */
+	bool *optional; /* per leaf, or NULL: a row may lack it (null then); freed with p */
 	void *tok;    /* jsmn's tokens, grown as rows need */
 	unsigned ntok;
 };
@@ -35,7 +36,7 @@ void row_pick_free(struct row_pick *p);
 
 /* The row's leaves into out[0..n) (an integer, a real or null), its
  * t_mono_ns and final. 0, or -EINVAL with e saying what: not a JSON
- * object, a leaf missing or not a number. */
+ * object, a leaf missing (unless optional) or not a number. */
 int row_pick_read(struct row_pick *p, const char *text, size_t len, struct value *out,
 		  int64_t *t_mono, bool *final, struct errbuf *e);
 

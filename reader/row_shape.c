@@ -97,10 +97,13 @@ static bool names_only(const json_t *schema)
 }
 
 /* node's shape from v; schema is the part of the source's schema that
- * describes it, rule how it combines unless that part says otherwise. */
+ * describes it, rule how it combines unless that part says otherwise;
+ * inside, whether it is inside an object whose members come and go (then
+ * so do its own: a mount point unmounted and mounted again, as another
+ * file system). */
 static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, size_t rank,
 		 enum cell_rule rule, const char *unit, const json_t *schema,
-		 const struct jschema_set *schemas, const char *source, struct errbuf *e)
+		 const struct jschema_set *schemas, const char *source, bool inside, struct errbuf *e)
 {
 	int r = node_rule(schema, source, node->name, &rule, e);
 	if (r < 0)
@@ -108,7 +111,7 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 	if (json_is_string(json_object_get(schema, "x-unit")))
 		unit = json_string_value(json_object_get(schema, "x-unit"));
 	const json_t *keys = json_object_get(schema, "x-keys");
-	if (json_is_object(v) && json_is_string(keys) && !strcmp(json_string_value(keys), "varying")) {
+	if (json_is_object(v) && (inside || (json_is_string(keys) && !strcmp(json_string_value(keys), "varying")))) {
 		node->varying = true;
 		node->rank = rank;
 		node->rule = rule;
@@ -142,7 +145,7 @@ static int learn(struct row_shape *s, struct shape_node *node, const json_t *v, 
 			sub = node->kind == SN_ARRAY ? json_array_get(v, i)
 						     : json_object_get(v, node->kid[i].key);
 			const json_t *sub_schema = jschema_sub(schemas, source, schema, node->kid[i].key);
-			r = learn(s, &node->kid[i], sub, rank, rule, unit, sub_schema, schemas, source, e);
+			r = learn(s, &node->kid[i], sub, rank, rule, unit, sub_schema, schemas, source, node->varying, e);
 			if (r < 0)
 				return r;
 		}
@@ -192,7 +195,7 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
 		if (!node->key || !node->name)
 			return errbuf_set(e, ENOMEM, "out of memory");
 		int r = learn(s, node, v, jschema_property_rank(schemas, source, key), CELL_SUM, NULL,
-			      jschema_property(schemas, source, key), schemas, source, e);
+			      jschema_property(schemas, source, key), schemas, source, false, e);
 		if (r == -ENOMEM)
 			return errbuf_set(e, ENOMEM, "out of memory");
 		if (r < 0)
@@ -223,7 +226,8 @@ static int grow_node(struct row_shape *s, struct shape_node *node, const json_t 
 			if (!(kid->key = strdup(key)) || asprintf(&kid->name, "%s.%s", node->name, key) < 0)
 				return errbuf_set(e, ENOMEM, "out of memory");
 			int r = learn(s, kid, sub, node->rank, node->rule, node->unit,
-				      jschema_sub(s->schemas, s->source, node->schema, key), s->schemas, s->source, e);
+				      jschema_sub(s->schemas, s->source, node->schema, key), s->schemas, s->source, true,
+				      e);
 			if (r == -ENOMEM)
 				return errbuf_set(e, ENOMEM, "out of memory");
 			if (r < 0)
@@ -247,6 +251,25 @@ int row_shape_grow(struct row_shape *s, const json_t *row, struct errbuf *e)
 			return r;
 	}
 	return 0;
+}
+
+bool row_shape_leaf_varies(const struct jschema_set *schemas, const char *source, char *const *keys,
+			   enum cell_rule *rule)
+{
+	struct errbuf ignored;
+	const json_t *schema = NULL;
+	bool varies = false;
+	*rule = CELL_SUM;
+	for (size_t i = 0; keys[i]; i++) {
+		schema = i ? jschema_sub(schemas, source, schema, keys[i]) : jschema_property(schemas, source, keys[0]);
+		if (!schema)
+			break;
+		node_rule(schema, source, keys[i], rule, &ignored);
+		const json_t *x = json_object_get(schema, "x-keys");
+		if (keys[i + 1] && json_is_string(x) && !strcmp(json_string_value(x), "varying"))
+			varies = true;
+	}
+	return varies;
 }
 
 static int leaf_named(const struct row_shape *s, const json_t *name)

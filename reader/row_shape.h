@@ -56,6 +56,13 @@ int row_shape_learn(struct row_shape *s, const struct jschema_set *schemas, cons
  * added at the end). 0 or -EINVAL/-ENOMEM with e. */
 int row_shape_grow(struct row_shape *s, const json_t *row, struct errbuf *e);
 
+/* For the leaf at keys (NULL-terminated) of source's rows, from the schema
+ * alone: how it combines in a cell (as row_shape_learn would find it), and
+ * whether it lies in an object whose members come and go (a row may lack
+ * it). */
+bool row_shape_leaf_varies(const struct jschema_set *schemas, const char *source, char *const *keys,
+			   enum cell_rule *rule);
+
 /* Wires CELL_RATIO leaves to their inputs as the manifest's
  * sources.<name>.ratios names them (NULL: none known, the ratio is null). */
 void row_shape_ratios(struct row_shape *s, const json_t *ratios);

@@ -363,10 +363,28 @@ static const double *queue_take(struct gsource *s)
 
 /* ---- a source's thread: rows onto windows ------------------------------------ */
 
+/* A leaf's keys (parted by ROW_PICK_SEP where it has one, else by dots),
+ * in buf; NULL-terminated in keys. */
+static void leaf_keys(const char *leaf, char *buf, size_t cap, char **keys, size_t nkeys)
+{
+	char sep = strchr(leaf, ROW_PICK_SEP) ? ROW_PICK_SEP : '.';
+	snprintf(buf, cap, "%s", leaf);
+	size_t n = 0;
+	for (char *k = buf; k && n + 1 < nkeys; n++) {
+		keys[n] = k;
+		if ((k = strchr(k, sep)))
+			*k++ = '\0';
+	}
+	keys[n] = NULL;
+}
+
 /* The rules of s's leaves from its first row's shape (the schema's x-cell
- * and x-gauge, as export combines them); a leaf the rows lack is null. */
+ * and x-gauge, as export combines them); a leaf the rows lack is null. A
+ * leaf in an object whose members come and go (net's by_mount) may be in
+ * later rows only, or leave: read where a row has it (optional), its rule
+ * from the schema. */
 static int learn_rules(struct gsource *s, const char *text, size_t len, struct cell_leaf *rule,
-		       bool *present)
+		       bool *present, bool *optional)
 {
 	json_error_t je;
 	json_t *row = json_loadb(text, len, 0, &je);
@@ -389,6 +407,14 @@ static int learn_rules(struct gsource *s, const char *text, size_t len, struct c
 				rule[l].rule = shape.leaf[i].rule; /* none of the leaves read is a ratio */
 				present[l] = true;
 			}
+		char buf[1024], *keys[16];
+		enum cell_rule from_schema;
+		leaf_keys(s->leaf[l], buf, sizeof(buf), keys, 16);
+		optional[l] = row_shape_leaf_varies(s->schemas, verdict_source_names[s->id], keys, &from_schema);
+		if (optional[l] && !present[l]) {
+			rule[l].rule = from_schema;
+			present[l] = true;
+		}
 	}
 	row_shape_free(&shape);
 	return r;
@@ -441,24 +467,33 @@ static int advance(struct gsource *s, struct reading *x)
 static int start_reading(struct gsource *s, struct reading *x, const char *text, size_t len)
 {
 	bool *present = calloc(s->nleaf + 1, sizeof(*present));
+	bool *optional = calloc(s->nleaf + 1, sizeof(*optional));
+	bool *picked_optional = calloc(s->nleaf + 1, sizeof(*picked_optional));
 	x->rule = calloc(s->nleaf + 1, sizeof(*x->rule));
 	x->picked = calloc(s->nleaf + 1, sizeof(*x->picked));
 	x->slot = calloc(s->nleaf + 1, sizeof(*x->slot));
 	x->v = calloc(s->nleaf + 1, sizeof(*x->v));
 	int r = 0;
-	if (!present || !x->rule || !x->picked || !x->slot || !x->v)
+	if (!present || !optional || !picked_optional || !x->rule || !x->picked || !x->slot || !x->v)
 		r = errbuf_set(&s->e, ENOMEM, "out of memory");
-	else if ((r = learn_rules(s, text, len, x->rule, present)) == 0) {
+	else if ((r = learn_rules(s, text, len, x->rule, present, optional)) == 0) {
 		for (size_t l = 0; l < s->nleaf; l++)
 			if (present[l]) {
+				picked_optional[x->npicked] = optional[l];
 				x->slot[x->npicked] = l;
 				x->picked[x->npicked++] = s->leaf[l];
 			}
 		if (row_pick_init(&x->pick, x->picked, x->npicked) < 0 ||
 		    cells_init(&x->cells, x->rule, s->nleaf) < 0)
 			r = errbuf_set(&s->e, ENOMEM, "out of memory");
+		else {
+			x->pick.optional = picked_optional;
+			picked_optional = NULL;
+		}
 	}
 	free(present);
+	free(optional);
+	free(picked_optional);
 	if (r < 0) {
 		s->bad_line = 1;
 		return r;

@@ -391,8 +391,10 @@ static int add_fuse(struct net *p, struct wait_fds *fds, size_t i, struct errbuf
 	json_object_set_new(p->mounts, wm->point,
 			    json_pack("{s:s, s:s?, s:o}", "fstype", wm->fstype, "daemon_comm", comm, "daemon_pid",
 				      f->daemon ? json_integer(f->daemon) : json_null()));
+	null_because(p, wm->point, "waiting", p->fusectl ? "null where its connection's file in " FUSECTL " cannot be "
+								"read (gone, or another user's)"
+							   : "fusectl (" FUSECTL ") is not mounted");
 	if (!p->fusectl) {
-		null_because(p, wm->point, "waiting", "fusectl (" FUSECTL ") is not mounted");
 		json_object_set_new(p->manifest, "fuse_waiting",
 				    json_string("null: " FUSECTL " is not mounted (mount -t fusectl none " FUSECTL ")"));
 	}
@@ -449,7 +451,8 @@ static void mount_gone(struct net *p, struct mount_life *l, const char *kind)
 	l->gone = true;
 	if (l->shown)
 		json_object_del(p->by_mount, l->point);
-	warn(p, "%s mount %s was unmounted: it leaves by_mount from this row", kind, l->point);
+	warn(p, "%s mount %s was unmounted: %s", kind, l->point,
+	     l->shown ? "it leaves by_mount from this row" : "before a row had it");
 }
 
 /* ---- reading -------------------------------------------------------------------- */

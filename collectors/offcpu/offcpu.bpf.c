@@ -30,6 +30,7 @@
  * bpf_loop, for a poll's set). */
 #include "common/ebpf/tree.bpf.h"
 #include "common/ebpf/wait.bpf.h"
+#include "common/ebpf/ebpf_slot.h"
 #include "offcpu/offcpu_layout.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -67,7 +68,7 @@ struct {
 /* each wait's time, whole, once it ended */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 32768); /* each key in two halves */
 	__type(key, struct offcpu_key);
 	__type(value, __u64);
 } done SEC(".maps");
@@ -301,13 +302,15 @@ struct {
 	__type(value, __u64);
 } busy SEC(".maps");
 
-/* Under way, then the epoch read (the add a full barrier: x86's lock xadd) */
+/* Under way, then the epoch read: the add must be a full barrier, as
+ * EBPF_SLOT_BUMP's (x86's lock add; elsewhere the fetching form, which
+ * arm64 JITs with acquire and release) */
 static __always_inline __u64 *enter(__u64 *e)
 {
 	__u32 zero = 0;
 	__u64 *b = bpf_map_lookup_elem(&busy, &zero);
 	if (b)
-		__sync_fetch_and_add(b, 1);
+		EBPF_SLOT_BUMP(b);
 	*e = epoch;
 	return b;
 }
@@ -315,7 +318,7 @@ static __always_inline __u64 *enter(__u64 *e)
 static __always_inline void leave(__u64 *b)
 {
 	if (b)
-		__sync_fetch_and_add(b, -1);
+		EBPF_SLOT_ADD(b, -1);
 }
 
 /* th's charges since the tick e began */
@@ -326,6 +329,13 @@ static __always_inline struct offcpu_late *late_of(struct thread *th, __u64 e)
 		th->late.epoch = e;
 	}
 	return &th->late;
+}
+
+/* Time from since to now: 0 where a walk on another CPU made the state
+ * after this program read its clock */
+static __always_inline __u64 since_to(const struct thread *th, __u64 now)
+{
+	return now > th->since ? now - th->since : 0;
 }
 
 static __always_inline void ran(struct thread *th, __u64 e, __u64 ns)
@@ -358,12 +368,13 @@ static __always_inline void waited(struct thread *th, __u64 e, __u64 ns)
 }
 
 /* A thread's state, made when missing; NULL when the map is full. */
-static __always_inline struct thread *state_of(__u32 tid)
+static __always_inline struct thread *state_of(struct task_struct *t)
 {
+	__u32 tid = t->pid;
 	struct thread *th = bpf_map_lookup_elem(&threads, &tid);
 	if (th)
 		return th;
-	struct thread none = {};
+	struct thread none = {.exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime)};
 	if (bpf_map_update_elem(&threads, &tid, &none, BPF_NOEXIST) < 0 &&
 	    !(th = bpf_map_lookup_elem(&threads, &tid))) {
 		__sync_fetch_and_add(&lost, 1);
@@ -382,18 +393,18 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	__u64 *b = enter(&e);
 	if (out) {
 		__u32 tid = prev->pid;
-		struct thread *th = state_of(tid);
+		struct thread *th = state_of(prev);
 		if (th) {
 			__u64 exec = BPF_CORE_READ((struct task_struct___w *)prev, se.sum_exec_runtime);
 			if (th->what == OFFCPU_RUNNING) {
-				ran(th, e, now - th->since);
+				ran(th, e, since_to(th, now));
 			} else if (th->what == OFFCPU_RUNNABLE || th->what == OFFCPU_WAITING) {
 				/* on a CPU, its switch in never reported (a
 				 * kernel that skips programs while its agent's
 				 * task is current, as docs/data-model.md's VM):
 				 * of its time since, the scheduler's count of
 				 * its running is running, the rest as it was */
-				__u64 spent = now - th->since, run = exec > th->exec ? exec - th->exec : 0;
+				__u64 spent = since_to(th, now), run = exec > th->exec ? exec - th->exec : 0;
 				if (run > spent)
 					run = spent;
 				if (th->what == OFFCPU_RUNNABLE)
@@ -426,12 +437,12 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 		}
 	}
 	if (in) {
-		struct thread *th = state_of(next->pid);
+		struct thread *th = state_of(next);
 		if (th) {
 			if (th->what == OFFCPU_RUNNABLE)
-				queued(th, e, now - th->since);
+				queued(th, e, since_to(th, now));
 			else if (th->what == OFFCPU_WAITING) /* its wake-up not seen */
-				waited(th, e, now - th->since);
+				waited(th, e, since_to(th, now));
 			th->what = OFFCPU_RUNNING;
 			th->since = now;
 		}
@@ -446,9 +457,9 @@ static __always_inline void woken(struct task_struct *p)
 		return;
 	__u64 now = bpf_ktime_get_ns(), e;
 	__u64 *b = enter(&e);
-	struct thread *th = state_of(p->pid);
+	struct thread *th = state_of(p);
 	if (th && th->what == OFFCPU_WAITING) {
-		waited(th, e, now - th->since);
+		waited(th, e, since_to(th, now));
 		th->what = OFFCPU_RUNNABLE;
 		th->since = now;
 	} else if (th && th->what == OFFCPU_NONE) {
@@ -500,15 +511,31 @@ int offcpu_walk(struct bpf_iter__task *ctx)
 		if (!th)
 			return 0;
 	}
+	/* on a CPU, its switch in not reported: switched in here, as the
+	 * switch out does it (the scheduler's count of a thread running on
+	 * another CPU lags by a tick at most: that much stays in the wait) */
+	if (th->what != OFFCPU_RUNNING && th->what != OFFCPU_NONE && t->on_cpu) {
+		__u64 e = epoch, exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime);
+		__u64 spent = since_to(th, r.now_ns), run = exec > th->exec ? exec - th->exec : 0;
+		if (run > spent)
+			run = spent;
+		if (th->what == OFFCPU_RUNNABLE)
+			queued(th, e, spent - run);
+		else
+			waited(th, e, spent - run);
+		ran(th, e, run);
+		th->what = OFFCPU_RUNNING;
+		th->since = r.now_ns;
+		th->exec = exec;
+		__sync_fetch_and_add(&unseen_ins, 1);
+	}
+	/* read while a program on another CPU may change them: between its
+	 * charge and its move of since (a few instructions) a slice could be
+	 * read twice, or in neither (then in the next row) */
+	r.late = th->late;
 	r.what = th->what;
 	r.since_ns = th->since;
-	/* on a CPU, its switch in not reported: what it ran since */
-	if (th->what != OFFCPU_RUNNING && t->on_cpu) {
-		__u64 exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime);
-		r.ran_ns = exec > th->exec ? exec - th->exec : 0;
-	}
 	r.key = th->key;
-	r.late = th->late;
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
 }

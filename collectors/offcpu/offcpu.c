@@ -22,7 +22,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <stdio.h>
 
 #include "collector.h"
 #include "common/ebpf/ebpf.h"
@@ -332,10 +331,6 @@ static int read_walk(struct offcpu *o, struct sums *s, unsigned *nthreads)
 		struct offcpu_now t;
 		memcpy(&t, o->buf + i * sizeof(t), sizeof(t));
 		uint64_t spent = t.now_ns > t.since_ns ? t.now_ns - t.since_ns : 0;
-		/* on a CPU without its switch in seen: what it ran is running */
-		uint64_t ran = t.ran_ns < spent ? t.ran_ns : spent;
-		s->ns[WC_RUNNING] += ran;
-		spent -= ran;
 		if (t.what == OFFCPU_RUNNING)
 			s->ns[WC_RUNNING] += spent;
 		else if (t.what == OFFCPU_RUNNABLE)
@@ -406,10 +401,6 @@ static int measure(struct offcpu *o, bool baseline)
 	    sums_grow(&o->walked, nmount) < 0 || sums_grow(&o->emitted, nmount) < 0 ||
 	    sums_grow(&o->row_ns, nmount) < 0)
 		return r < 0 ? r : -ENOMEM;
-	if (getenv("OFFCPU_DEBUG"))
-		fprintf(stderr, "DBG e=%lu h0=%lu/%lu h1=%lu/%lu w=%lu/%lu em=%lu/%lu\n", (unsigned long)o->epoch,
-			o->half[0].ns[0], o->half[0].ns[1], o->half[1].ns[0], o->half[1].ns[1], o->walked.ns[0],
-			o->walked.ns[1], o->emitted.ns[0], o->emitted.ns[1]);
 	for (int c = 0; c < WC_NCLASSES; c++)
 		o->row_ns.ns[c] = change(&o->emitted.ns[c], o->half[0].ns[c] + o->half[1].ns[c] + o->walked.ns[c]);
 	for (size_t i = 0; i < nmount; i++)

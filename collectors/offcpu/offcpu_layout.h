@@ -44,7 +44,6 @@ struct offcpu_now {
 	__u32 pad;
 	struct offcpu_key key;
 	struct offcpu_late late;
-	__u64 ran_ns; /* found on a CPU with its switch in unseen: its running since */
 };
 
 #endif

@@ -145,12 +145,15 @@ static int read_thread(struct waits_procfs *p, pid_t tid, int fd[2], struct seen
 
 /* ---- where a waiting thread waits ----------------------------------------------- */
 
-/* "nr a0 a1 a2 a3 a4 a5 sp pc", "-1 sp pc" (in no call), or "running". */
-static long read_call(pid_t tid, unsigned long args[6])
+/* "nr a0 a1 a2 a3 a4 a5 sp pc", "-1 sp pc" (in no call), or "running"
+ * (*running: it ran as it was read). */
+static long read_call(pid_t tid, unsigned long args[6], bool *running)
 {
 	char buf[256];
+	*running = false;
 	if (read_once(tid, "syscall", buf, sizeof(buf)) <= 0)
 		return WAIT_CALL_UNKNOWN;
+	*running = !strncmp(buf, "running", 7);
 	long nr;
 	if (sscanf(buf, "%ld", &nr) != 1)
 		return WAIT_CALL_UNKNOWN;
@@ -198,8 +201,9 @@ static enum wait_class classify(struct waits_procfs *p, struct wait_thread *th, 
 	/* it ran between the reads ("running"): a thread that runs and waits
 	 * so fast likely waits again as it did (a fault's page waits come
 	 * some thousands a second), so the call is read again, twice at most */
-	for (int tries = 0; tries < CALL_TRIES && (o.call = read_call(th->tid, args)) == WAIT_CALL_UNKNOWN; tries++)
-		;
+	bool running = true;
+	for (int tries = 0; tries < CALL_TRIES && running; tries++)
+		o.call = read_call(th->tid, args, &running);
 	bool read_now = o.call != WAIT_CALL_UNKNOWN;
 	if (read_now)
 		th->call = o.call;

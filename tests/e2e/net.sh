@@ -149,19 +149,28 @@ PY
 # by_mount before, in it from the row after the one it appeared in (the
 # tick that finds it), its daemon's requests waiting while dd reads it,
 # out again once unmounted with a warning; export's columns and the Python
-# package's frame have it, null where a row has not
+# package's frame have it, null where a row has not. Beside it one mounted
+# before the episode, which the tree unmounts: in the first rows only. The
+# verdict and the report read the episode.
 made_mid_episode() {
 	[ -n "$FUSE_SETUP" ] || { echo "$(tail -n 2 "$WORK/fuse.setup")"; return 1; }
-	local mnt=$WORK/mid
-	mkdir -p "$mnt"
-	episode mid "" sh -c "sleep 0.5; $PY $LIB/slowfuse.py $mnt 16 20 >$WORK/mid.fuse 2>&1 &
+	local mnt=$WORK/mid early=$WORK/early i
+	mkdir -p "$mnt" "$early"
+	"$PY" "$LIB/slowfuse.py" "$early" 1 1 >"$WORK/early.fuse" 2>&1 &
+	for i in $(seq 1 100); do grep -q ready "$WORK/early.fuse" && break; sleep 0.05; done
+	WAITS=1 episode mid "" sh -c "sleep 0.3; umount $early; sleep 0.2
+		$PY $LIB/slowfuse.py $mnt 16 20 >$WORK/mid.fuse 2>&1 &
 		until grep -q ready $WORK/mid.fuse; do sleep 0.01; done; date +%s%N >$WORK/mid.ready
 		dd if=$mnt/data of=/dev/null bs=128k count=40 status=none; umount $mnt; wait; sleep 0.5" || return 1
+	umount "$early" 2>/dev/null
 	"$IOPSAMPLE" export "$WORK/episodes/mid" --sources net -o "$WORK/mid.csv" || return 1
-	"$PY" - "$WORK/episodes/mid" "$mnt" "$(cat "$WORK/mid.ready")" "$WORK/mid.csv" "$TESTS/../python" <<'PY'
-import csv, sys
+	"$IOPSAMPLE" verdict "$WORK/episodes/mid" --format json >"$WORK/mid.verdict" || { echo "verdict: exit $?"; return 1; }
+	"$IOPSAMPLE" report "$WORK/episodes/mid" -o "$WORK/mid.html" || { echo "report: exit $?"; return 1; }
+	"$PY" - "$WORK/episodes/mid" "$mnt" "$(cat "$WORK/mid.ready")" "$WORK/mid.csv" "$TESTS/../python" "$early" \
+		"$WORK/mid.verdict" <<'PY'
+import csv, json, sys
 from epi import Episode, expect
-path, mnt, ready, table, package = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+path, mnt, ready, table, package, early = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 ep = Episode(path)
 rows = ep.rows["net"]
 ready -= ep.manifest["t_wall_start_ns"]  # on the episode's time
@@ -194,8 +203,19 @@ fr = iopsample.Episode(path).frame("net")
 c = "by_mount.%s.waiting" % mnt
 expect(c in fr.columns and int(fr[c].notna().sum()) == last - first + 1,
        "frame's %s: %s" % (c, list(fr[c]) if c in fr.columns else list(fr.columns)))
-print("%s: in rows %d-%d of %d (from %.2f s, its daemon ready at %.2f s), waiting %s; export %d cells of %d; %s" % (
-    mnt, first, last, len(rows), start / 1e9, ready / 1e9, waiting, len(filled), len(t), warn[0]))
+# the one mounted before: in the first rows, then gone
+was = [early in r["by_mount"] for r in rows]
+expect(was[0] and False in was and True not in was[was.index(False):], "%s in rows %s" % (
+    early, [r["seq"] for r in rows if early in r["by_mount"]]))
+# the verdict's windows cover the episode (the daemon is the tree's own:
+# its waits are ipc, idle, not the network's)
+v = json.load(open(sys.argv[7]))
+labels = [w["verdict"] for w in v["windows"]]
+expect(len(labels) >= len(rows) - 1, "verdict: %d windows for %d rows: %s" % (len(labels), len(rows), labels))
+print("%s: in rows %d-%d of %d (from %.2f s, its daemon ready at %.2f s), waiting %s; export %d cells of %d; %s; "
+      "%s in rows 0-%d; the verdict's %d windows read" % (
+    mnt, first, last, len(rows), start / 1e9, ready / 1e9, waiting, len(filled), len(t), warn[0], early,
+    was.index(False) - 1, len(labels)))
 PY
 }
 
