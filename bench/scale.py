@@ -167,14 +167,16 @@ def mean_row_len(path):
 
 
 def sampler_files(pid):
-    """What the sampler keeps open under /proc and /sys: the files it reads."""
+    """What the sampler keeps open under /proc and /sys: the files it reads
+    (net's /proc/PID/mountinfo it only polls for a change, one poll(2) a
+    tick: the floor does not read it, the sampler's poll is its own cost)."""
     out = []
     for fd in glob.glob("/proc/%d/fd/*" % pid):
         try:
             target = os.readlink(fd)
         except OSError:
             continue
-        if re.match(r"^/(proc|sys)/", target):
+        if re.match(r"^/(proc|sys)/", target) and not target.endswith("/mountinfo"):
             out.append(target)
     return sorted(out)
 
