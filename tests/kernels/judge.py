@@ -373,6 +373,38 @@ def check_nfs():
     return "; ".join(said)
 
 
+def check_nfs_late():
+    """An NFS mount the tree makes and unmounts mid-episode (nfs-late.yaml):
+    out of by_mount before it was found and after it was found gone, in
+    it from the row after the one it was found in, its READs and bytes
+    read over those rows those of phasework's read (at least what it
+    said it read, from the server), its unmount warned of; /nfs, mounted
+    before, in every row."""
+    serve = os.path.join(out, "nfs-late.serve.err")
+    expect(not os.path.exists(os.path.join(out, "nfs-late.serve.rc")),
+           "the guest's NFS server: %s" % (open(serve).read().strip()[-300:] if os.path.exists(serve) else "?"))
+    ep = episode("nfs-late")
+    rows = ep.rows["net"]
+    did = json.loads(open(os.path.join(out, "nfs-late.did")).read().splitlines()[-1])
+    has = [("/nfs2" in r["by_mount"]) for r in rows]
+    expect(all("/nfs" in r["by_mount"] for r in rows), "/nfs not in every row")
+    expect(True in has and not has[0] and not has[-1], "/nfs2 in rows %s of %d" % (
+        [i for i, h in enumerate(has) if h], len(rows)))
+    first = has.index(True)
+    last = first + has[first:].index(False) - 1
+    expect(True not in has[last + 1:], "/nfs2 back after it left: %s" % has)
+    m = [r["by_mount"]["/nfs2"] for r in rows[first:last + 1]]
+    expect(all(x["fstype"] == "nfs4" and x["version"] == "4.2" for x in m), "/nfs2: %s" % m[0])
+    read = sum(x["read_bytes"] for x in m)
+    reads = sum(x["by_op"].get("READ", {}).get("ops", 0) + x["by_op"].get("READ_PLUS", {}).get("ops", 0) for x in m)
+    expect(read >= did["bytes"] * 0.99 and reads > 0, "/nfs2: %d bytes read in %d READs, phasework read %d" % (
+        read, reads, did["bytes"]))
+    warned = [w for w in ep.manifest["warnings"] if "/nfs2" in w and "leaves by_mount" in w]
+    expect(warned, "no warning of its unmount: %s" % ep.manifest["warnings"])
+    return "/nfs2 in rows %d-%d of %d: %d bytes read in %d READs (phasework read %d); %s" % (
+        first, last, len(rows), read, reads, did["bytes"], warned[0])
+
+
 def nfs_counted(ep):
     """net's by_mount["/nfs"] over the episode: the change of the guest's
     mountstats from just before the run to just after (nothing else used
@@ -449,7 +481,7 @@ checks = {"probe": check_probe, "direct": check_direct, "direct-procfs": check_d
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
           "darwork": lambda: check_darwork("ebpf"), "darwork-ptrace": lambda: check_darwork("ptrace"),
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
-          "memhigh": check_memhigh, "nfs": check_nfs,
+          "memhigh": check_memhigh, "nfs": check_nfs, "nfs-late": check_nfs_late,
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
           "causes-outside": lambda: check_causes("causes-outside", "outside:cachework"),
