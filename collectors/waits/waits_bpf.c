@@ -36,6 +36,7 @@ struct wb_state {
 	size_t cap;
 	struct pidmap tgids; /* the tree's processes at the last walk */
 	unsigned still;      /* ticks with no walk */
+	bool runnable;       /* the last walk found a thread running or runnable */
 	json_t *manifest;
 };
 
@@ -162,7 +163,11 @@ static int measure(struct wb_state *b)
 	struct wait_account *a = &b->tk->acct;
 	uint64_t now = monotonic_ns(); /* the tick's, as close to the row's as can be */
 	int r;
-	if (ebpf_tree_still(&b->ran)) {
+	/* no walk only where every thread waited at the last: a runnable
+	 * one may get a CPU by a switch no program sees (a kernel that skips
+	 * programs while its agent's task is current: docs/data-model.md),
+	 * and would be replayed runnable while it runs */
+	if (!b->runnable && ebpf_tree_still(&b->ran)) {
 		wait_account_begin(a, now);
 		b->still++;
 		r = wait_account_replay(a);
@@ -174,6 +179,7 @@ static int measure(struct wb_state *b)
 	if (len < 0)
 		return (int)len;
 	wait_account_begin(a, now);
+	b->runnable = false;
 	/* the tree's processes first: a FUSE daemon of the tree is its own */
 	pidmap_clear(&b->tgids);
 	for (size_t at = 0; at + sizeof(struct waits_bpf_thread) <= (size_t)len;) {
@@ -194,6 +200,7 @@ static int measure(struct wb_state *b)
 		if (!th)
 			return -ENOMEM;
 		char state = state_letter(t.state);
+		b->runnable |= state == 'R';
 		enum wait_class wait = WC_OTHER;
 		int mount = -1;
 		char fn[48] = "";

@@ -126,11 +126,14 @@ swap() (
 	# reclaim makes no progress for its retries): exit 137, the target
 	# SIGKILLed. That is the workload's end, not block_io's; once, it runs
 	# again, and the line says so.
-	local name=swap again= ooms
-	ooms=$(dmesg | grep -c "Memory cgroup out of memory")
+	local name=swap again= oom
+	oom=$(dmesg | grep "Memory cgroup out of memory" | tail -n 1)
 	grep -E '^pswp(in|out) ' /proc/vmstat >"$WORK/vmstat.before"
 	if ! episode $name false "$WORKLOADS/phasework" "memlimit:100663296" "anon:2:112" "memlimit:0" >"$WORK/swap.out"; then
-		grep -q "exit 137" "$WORK/swap.out" && [ "$(dmesg | grep -c "Memory cgroup out of memory")" -gt "$ooms" ] ||
+		# a new line of the memcg's OOM killer (the ring buffer's oldest may
+		# have gone: the last line, not their count)
+		grep -q "exit 137" "$WORK/swap.out" &&
+			[ "$(dmesg | grep "Memory cgroup out of memory" | tail -n 1)" != "$oom" ] ||
 			{ cat "$WORK/swap.out"; exit 1; }
 		name=swap-again again="the first run's working set was OOM-killed by its memcg (exit 137), run again; "
 		grep -E '^pswp(in|out) ' /proc/vmstat >"$WORK/vmstat.before"
