@@ -367,6 +367,24 @@ static __always_inline void waited(struct thread *th, __u64 e, __u64 ns)
 	}
 }
 
+/* th, runnable or waiting since its since, found on a CPU at now with its
+ * switch in never reported (a kernel that skips programs while its agent's
+ * task is current, as docs/data-model.md's VM): of its time since, the
+ * scheduler's count of its running (exec, against th's at its last switch
+ * out) is running, the rest as it was. */
+static __always_inline void unseen_in(struct thread *th, __u64 e, __u64 now, __u64 exec)
+{
+	__u64 spent = since_to(th, now), run = exec > th->exec ? exec - th->exec : 0;
+	if (run > spent)
+		run = spent;
+	if (th->what == OFFCPU_RUNNABLE)
+		queued(th, e, spent - run);
+	else
+		waited(th, e, spent - run);
+	ran(th, e, run);
+	__sync_fetch_and_add(&unseen_ins, 1);
+}
+
 /* A thread's state, made when missing; NULL when the map is full. */
 static __always_inline struct thread *state_of(struct task_struct *t)
 {
@@ -399,20 +417,7 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 			if (th->what == OFFCPU_RUNNING) {
 				ran(th, e, since_to(th, now));
 			} else if (th->what == OFFCPU_RUNNABLE || th->what == OFFCPU_WAITING) {
-				/* on a CPU, its switch in never reported (a
-				 * kernel that skips programs while its agent's
-				 * task is current, as docs/data-model.md's VM):
-				 * of its time since, the scheduler's count of
-				 * its running is running, the rest as it was */
-				__u64 spent = since_to(th, now), run = exec > th->exec ? exec - th->exec : 0;
-				if (run > spent)
-					run = spent;
-				if (th->what == OFFCPU_RUNNABLE)
-					queued(th, e, spent - run);
-				else
-					waited(th, e, spent - run);
-				ran(th, e, run);
-				__sync_fetch_and_add(&unseen_ins, 1);
+				unseen_in(th, e, now, exec);
 			}
 			th->exec = exec;
 			__u32 state = wait_task_state(prev);
@@ -515,19 +520,11 @@ int offcpu_walk(struct bpf_iter__task *ctx)
 	 * switch out does it (the scheduler's count of a thread running on
 	 * another CPU lags by a tick at most: that much stays in the wait) */
 	if (th->what != OFFCPU_RUNNING && th->what != OFFCPU_NONE && t->on_cpu) {
-		__u64 e = epoch, exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime);
-		__u64 spent = since_to(th, r.now_ns), run = exec > th->exec ? exec - th->exec : 0;
-		if (run > spent)
-			run = spent;
-		if (th->what == OFFCPU_RUNNABLE)
-			queued(th, e, spent - run);
-		else
-			waited(th, e, spent - run);
-		ran(th, e, run);
+		__u64 exec = BPF_CORE_READ((struct task_struct___w *)t, se.sum_exec_runtime);
+		unseen_in(th, epoch, r.now_ns, exec);
 		th->what = OFFCPU_RUNNING;
 		th->since = r.now_ns;
 		th->exec = exec;
-		__sync_fetch_and_add(&unseen_ins, 1);
 	}
 	/* read while a program on another CPU may change them: between its
 	 * charge and its move of since (a few instructions) a slice could be
