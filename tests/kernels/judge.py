@@ -25,7 +25,7 @@ import epi
 import exact
 from epi import expect
 
-MINIMUM = {"syscall_io": (5, 10), "block_io": (5, 17)}
+MINIMUM = {"syscall_io": (5, 10), "block_io": (5, 17), "offcpu": (5, 17)}
 # the bpf backends of proc_io and taskstats: the task iterator
 BPF_MINIMUM = {"proc_io": (5, 8), "taskstats": (5, 8)}
 NEEDS = {src: "Linux %d.%d or later" % v for src, v in list(MINIMUM.items()) + list(BPF_MINIMUM.items())}
@@ -401,8 +401,29 @@ def check_nfs_late():
         read, reads, did["bytes"]))
     warned = [w for w in ep.manifest["warnings"] if "/nfs2" in w and "leaves by_mount" in w]
     expect(warned, "no warning of its unmount: %s" % ep.manifest["warnings"])
-    return "/nfs2 in rows %d-%d of %d: %d bytes read in %d READs (phasework read %d); %s" % (
+    said = "/nfs2 in rows %d-%d of %d: %d bytes read in %d READs (phasework read %d); %s" % (
         first, last, len(rows), read, reads, did["bytes"], warned[0])
+    return said + "; " + offcpu_whole(ep, rows[first]["t_mono_ns"], rows[last]["t_mono_ns"])
+
+
+def offcpu_whole(ep, start, end):
+    """offcpu beside it (5.17: bpf_loop): it loads, and in the rows of the
+    NFS read remote_fs holds half a thread's time at least (phasework
+    waiting on its RPCs). (Each row's whole time is judged on this host,
+    waits.sh; in the TCG guest, the tree's short-lived processes and a
+    sampler late by milliseconds part rows from interval x threads.)"""
+    s = ep.manifest["sources"]["offcpu"]
+    if not allowed("offcpu"):
+        return declined("offcpu", s["error"])
+    expect(s["status"] == "ok", "offcpu: %s" % s["error"])
+    rows = ep.rows["offcpu"]
+    # the read ends 0.3 s before the unmount (nfs-late.yaml): not judged
+    inside = [r for r in rows if start + 1e8 <= r["t_mono_ns"] - r["interval_ns"] and r["t_mono_ns"] <= end - 4e8]
+    nfs = [r for r in inside if r["remote_fs_ns"] >= 0.5 * r["interval_ns"]]
+    expect(inside and len(nfs) >= 0.9 * len(inside), "offcpu: remote_fs half a thread in %d of %d rows: %s" % (
+        len(nfs), len(inside), [r["remote_fs_ns"] for r in inside][:5]))
+    return "offcpu: remote_fs in %d of %d rows of the read (%d switches in unreported)" % (
+        len(nfs), len(inside), s["switch_ins_unseen"])
 
 
 def nfs_counted(ep):
