@@ -50,7 +50,8 @@
  * such a task is. The tree's bio then stays in tree_bios after its end. It
  * is counted when its end is certain: when its address comes back as a
  * new bio (its memory was freed, so it had ended), or, for the final row,
- * when the devices have nothing in flight (block_io.c). It counts in ops,
+ * when the devices have nothing in flight and have completed requests no
+ * program saw (block_io.c). It counts in ops,
  * bytes and size, in no latency bucket, and in ends_inferred (a discard or
  * a flush too). */
 #include "common/ebpf/kernel.bpf.h"

@@ -113,6 +113,9 @@ struct block_io {
 	json_int_t rows;       /* rows sampled: the next row's seq */
 	int64_t quiet_since;   /* the devices idle since (0: not idle) */
 	uint64_t completed;    /* their requests completed, then */
+	/* each request-based device's completions no program saw, at most,
+	 * when ends were last inferred (completions_unseen) */
+	int64_t unseen[BLK_MAX_DEVICES];
 	char blkio_dir[512];   /* the episode's own v1 blkio cgroup, or "" */
 	json_t *manifest;      /* the source's entry: slots_deferred */
 	json_t *inferred;      /* its ends_inferred */
@@ -633,19 +636,58 @@ static bool devices_quiet(struct block_io *b)
 	return now - b->quiet_since >= QUIET_NS;
 }
 
-/* Whether a bio of the tree has surely ended once its devices are quiet:
- * sysfs's in_flight counts only requests a driver has started, so a bio
- * that no issued request holds yet may still wait (at the throttle, in the
- * I/O scheduler) however idle the device looks. A bio-based device (dm,
- * md) issues no request: its in_flight counts its bios. */
-static bool surely_ended(const struct block_io *b, const struct bio_entry *tb)
+/* Each request-based device's requests completed that no program saw,
+ * since boot, as its stat's reads, writes and discards completed less
+ * the program's count of the same (count_request counts as the stat
+ * does). The kernel traces a completion (where the program counts it)
+ * before it accounts it in the stat, so one under way is in neither:
+ * read stat first, the difference is never above the completions unseen;
+ * read the program first, never below. A device whose stat cannot be
+ * read, or that is bio-based (dm, md: the program counts no request of
+ * theirs), reads INT64_MAX. */
+static void completions_unseen(struct block_io *b, bool stat_first, int64_t *out)
+{
+	const struct bio_slot *c = stat_first ? NULL : counts(b);
+	uint64_t stat[BLK_MAX_DEVICES];
+	for (size_t d = 0; d < b->devs.n; d++) {
+		struct blk_activity a;
+		bool known = b->devs.dev[d].request_based &&
+			     blk_device_activity("/sys", &b->devs.dev[d], &a) == 0;
+		stat[d] = known ? a.data_completed : UINT64_MAX;
+	}
+	if (stat_first)
+		c = counts(b);
+	for (size_t d = 0; d < b->devs.n; d++) {
+		const __u64 *n = c->dev[d];
+		out[d] = stat[d] == UINT64_MAX ? INT64_MAX
+					       : (int64_t)(stat[d] - n[BIO_ALL_READ_OPS] - n[BIO_ALL_WRITE_OPS] -
+							   n[BIO_ALL_DISCARD_OPS]);
+	}
+}
+
+/* Whether a bio of the tree has surely ended once its devices are quiet
+ * (unseen: completions_unseen's, stat first). sysfs's in_flight counts
+ * only requests a driver has started, so a bio that no issued request
+ * holds yet may still wait (at the throttle, in the I/O scheduler)
+ * however idle the device looks. Nor is an issued one's end certain: a
+ * request leaves in_flight as its driver completes it, before the kernel
+ * traces that (virtio-blk batches completions, and a softirq or another
+ * CPU may run them): it has ended unseen only if its device completed
+ * requests no program saw since ends were last inferred. A bio-based
+ * device (dm, md) issues no request: its in_flight counts its bios. */
+static bool surely_ended(const struct block_io *b, const struct bio_entry *tb, const int64_t *unseen)
 {
 	if (tb->held)
 		return false;
 	/* a flush alone (fsync's) is never in an issued request: the flush
 	 * machinery issues one of its own, with no bio */
-	if (tb->issue_ns || tb->kind == TB_NONE)
+	if (tb->kind == TB_NONE)
 		return true;
+	bool missed = false;
+	for (int k = 0; k < 2; k++)
+		missed |= tb->dev[k] < b->devs.n && unseen[tb->dev[k]] > b->unseen[tb->dev[k]];
+	if (tb->issue_ns)
+		return missed;
 	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
 }
 
@@ -715,6 +757,8 @@ static void infer_ends(struct block_io *b)
 	int fd = bpf_map__fd(b->skel->maps.bios);
 	__u64 keys[BATCH], cur = 0, next;
 	size_t n;
+	int64_t unseen[BLK_MAX_DEVICES];
+	completions_unseen(b, true, unseen);
 	for (int pass = 0; pass <= BIOS_MAX / BATCH; pass++) {
 		n = 0;
 		for (int i = 0; i < BIOS_MAX && n < BATCH &&
@@ -722,7 +766,7 @@ static void infer_ends(struct block_io *b)
 		     i++) {
 			struct bio_entry tb;
 			cur = next;
-			if (bpf_map_lookup_elem(fd, &cur, &tb) == 0 && surely_ended(b, &tb))
+			if (bpf_map_lookup_elem(fd, &cur, &tb) == 0 && surely_ended(b, &tb, unseen))
 				keys[n++] = cur;
 		}
 		for (size_t k = 0; k < n; k++)
@@ -730,6 +774,7 @@ static void infer_ends(struct block_io *b)
 		if (n < BATCH)
 			break;
 	}
+	completions_unseen(b, false, b->unseen);
 }
 
 /* Bytes the episode's v1 throttle took in for the selected devices' disks
@@ -841,6 +886,7 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 		return r;
 	}
 	b->prev = *counts(b);
+	completions_unseen(b, false, b->unseen);
 	add_fields(b, row);
 	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
 	b->inferred = json_pack("{s:i,s:[]}", "bios", 0, "rows");

@@ -174,7 +174,8 @@ int blk_device_activity(const char *sysfs, const struct blk_dev *dev, struct blk
 	if (n < 9)
 		return -EIO;
 	a->in_flight = v[8];
-	a->completed = v[0] + v[4] + (n > 11 ? v[11] : 0) + (n > 15 ? v[15] : 0);
+	a->data_completed = v[0] + v[4] + (n > 11 ? v[11] : 0);
+	a->completed = a->data_completed + (n > 15 ? v[15] : 0);
 	return 0;
 }
 

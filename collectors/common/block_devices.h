@@ -54,10 +54,11 @@ int blk_devices_find(const struct blk_devices *d, unsigned major, unsigned minor
 /* What a device is doing, from its sysfs stat (the fields of a
  * /proc/diskstats line): requests in flight, and requests completed since
  * boot (reads, writes, discards and flushes, as far as the kernel's line
- * has them). */
+ * has them; data_completed without the flushes). */
 struct blk_activity {
 	uint64_t in_flight;
 	uint64_t completed;
+	uint64_t data_completed;
 };
 
 /* 0, or a negative errno when the file cannot be read or parsed. */

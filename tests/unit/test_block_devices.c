@@ -176,9 +176,11 @@ TEST(activity_is_in_flight_and_every_kind_completed)
 	EXPECT_EQ(blk_device_activity(root, &d.dev[0], &a), 0);
 	EXPECT_EQ((int)a.in_flight, 3);
 	EXPECT_EQ((int)a.completed, 100 + 20 + 6 + 2);
+	EXPECT_EQ((int)a.data_completed, 100 + 20 + 6);
 	EXPECT_EQ(blk_device_activity(root, &d.dev[1], &a), 0);
 	EXPECT_EQ((int)a.in_flight, 0);
 	EXPECT_EQ((int)a.completed, 7);
+	EXPECT_EQ((int)a.data_completed, 7);
 	/* a partition's own file, here absent */
 	EXPECT_EQ(blk_device_activity(root, &d.dev[2], &a), -ENOENT);
 	put("devices/vda/vda1/stat", "1 2 3\n");
