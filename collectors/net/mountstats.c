@@ -33,6 +33,20 @@ void mountstats_free(struct mountstats *s)
 
 /* "device D mounted on P with fstype T ...": an NFS mount's block begins
  * (true), or another file system's line (false). */
+/* Whether a device line [line, end) is an NFS mount's (fstype nfs or
+ * nfs4): most of a host's mounts are not, and are skipped on this. */
+static bool nfs_type(const char *line, const char *end)
+{
+	static const char with[] = " with fstype nfs";
+	const char *t = memmem(line, (size_t)(end - line), with, sizeof(with) - 1);
+	if (!t)
+		return false;
+	t += sizeof(with) - 1;
+	if (t < end && *t == '4')
+		t++;
+	return t == end || *t == ' ';
+}
+
 static bool device_line(const char *line, struct ms_mount *m)
 {
 	const char *on = strstr(line, " mounted on ");
@@ -124,8 +138,13 @@ int mountstats_parse(struct mountstats *s, const char *text)
 	for (const char *line = text; *line;) {
 		const char *end = strchrnul(line, '\n');
 		const char *next = *end ? end + 1 : end;
-		/* another file system's block: its lines are skipped unread */
-		if (!m && strncmp(line, "device ", 7)) {
+		/* another file system's block: its lines are skipped unread,
+		 * and so is its device line, found by its type first (a mount
+		 * point's spaces are escaped, so the words are the kernel's) */
+		bool device = !strncmp(line, "device ", 7), nfs = device && nfs_type(line, end);
+		if (device && !nfs)
+			m = NULL;
+		if (!m && !nfs) {
 			line = next;
 			continue;
 		}

@@ -135,5 +135,15 @@ TEST(a_new_line_an_escaped_path_and_an_older_operation_line)
 	EXPECT_EQ(mountstats_parse(&s, "device proc mounted on /proc with fstype proc\n"), 0);
 	EXPECT_EQ(s.n, 0);
 	EXPECT_EQ(s.unknown_lines, 0);
+	/* nfsd's and an NFS-like name are not NFS mounts; nfs4 ending the
+	 * line, without statvers, is */
+	EXPECT_EQ(mountstats_parse(&s, "device nfsd mounted on /proc/fs/nfsd with fstype nfsd\n"
+				       "\tage:\t1\n"
+				       "device s:/x mounted on /x with fstype nfs4x statvers=1.1\n"
+				       "device s:/y mounted on /y with fstype nfs4"),
+		  0);
+	EXPECT_EQ(s.n, 1);
+	EXPECT_STR(s.m[0].point, "/y");
+	EXPECT_EQ(s.unknown_lines, 0);
 	mountstats_free(&s);
 }
