@@ -59,7 +59,7 @@ TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-per
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 python3-fusepy iproute2 nfs-common \
+	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 python3-fusepy iproute2 nfs-common libnl-genl-3-200 libglib2.0-0 \
 	$(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.

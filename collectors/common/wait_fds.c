@@ -35,6 +35,7 @@ static void mount_free(struct wait_mount *m)
 	free(m->point);
 	free(m->fstype);
 	free(m->source);
+	free(m->options);
 }
 
 void wait_fds_free(struct wait_fds *w)
@@ -92,6 +93,7 @@ static int add_mount_line(struct wait_fds *w, char *line)
 		tok = strtok_r(NULL, " ", &save);
 	char *type = tok ? strtok_r(NULL, " ", &save) : NULL;
 	char *source = type ? strtok_r(NULL, " ", &save) : NULL;
+	char *options = source ? strtok_r(NULL, " ", &save) : NULL;
 	if (!field[4] || !type)
 		return 0;
 	if (w->nmount == w->cap) {
@@ -106,8 +108,9 @@ static int add_mount_line(struct wait_fds *w, char *line)
 	unsigned major = 0, minor = 0;
 	sscanf(field[2], "%u:%u", &major, &minor);
 	struct wait_mount m = {.mnt_id = id, .major = major, .minor = minor, .point = strdup(field[4]), .fstype = strdup(type),
-			       .source = strdup(source ? source : ""), .kind = fstype_kind(type)};
-	if (!m.point || !m.fstype || !m.source) {
+			       .source = strdup(source ? source : ""), .options = strdup(options ? options : ""),
+			       .kind = fstype_kind(type)};
+	if (!m.point || !m.fstype || !m.source || !m.options) {
 		mount_free(&m);
 		return -ENOMEM;
 	}

@@ -34,6 +34,7 @@ struct wait_mount {
 	char *point;  /* where it is mounted */
 	char *fstype; /* "nfs4", "fuse.sshfs", ... */
 	char *source; /* mountinfo's: "server:/export", a FUSE daemon's name */
+	char *options; /* its super block's options: "rw,vers=3.1.1,..." */
 	enum wait_fd_kind kind; /* WFD_FUSE, WFD_REMOTE or WFD_FILE */
 	pid_t daemon;           /* FUSE: its daemon, 0 unknown */
 	char daemon_comm[16];

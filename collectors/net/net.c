@@ -3,9 +3,10 @@
  * tree's network namespace's interfaces (/proc/PID/net/dev, each one's
  * /sys/class/net/NAME/speed), its TCP and UDP counters (/proc/PID/net/snmp
  * and netstat), and the mounts its mount namespace has of a network file
- * system (NFS: /proc/PID/mountstats, as nfsiostat reads it) or of a FUSE
- * daemon (/sys/fs/fuse/connections/N/waiting: the requests it has not
- * answered). Deployable: it reads what an unprivileged reader may.
+ * system (NFS: /proc/PID/mountstats, as nfsiostat reads it; SMB:
+ * /proc/fs/cifs/Stats, its share's counts) or of a FUSE daemon
+ * (/sys/fs/fuse/connections/N/waiting: the requests it has not answered).
+ * Deployable: it reads what an unprivileged reader may.
  *
  * The files are opened once, in the tree's namespaces (PID: the target),
  * and re-read from offset 0 each tick: a kept /proc/PID/net file goes on
@@ -13,7 +14,8 @@
  * change since the previous one. The interfaces are fixed when the source
  * opens, and one that goes away keeps its keys, null from then on, with a
  * warning. The mounts are followed: one made during the episode (NFS, seen
- * in mountstats; FUSE, in mountinfo, which poll(2) says has changed) is in
+ * in mountstats; FUSE and SMB, in mountinfo, which poll(2) says has
+ * changed) is in
  * by_mount from the row after the one it appeared in, its counts from
  * there; one unmounted leaves by_mount at the row it is found gone in. */
 #define _GNU_SOURCE
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "cifs_stats.h"
 #include "common/wait_fds.h"
 #include "jsonl_writer.h"
 #include "mountstats.h"
@@ -40,6 +43,7 @@
 #define NET_MAX_LISTED 1024 /* interfaces read of net/dev when choosing */
 #define FUSECTL "/sys/fs/fuse/connections"
 #define FUSE_CTL_SUPER_MAGIC 0x65735543
+#define CIFS_STATS "/proc/fs/cifs/Stats"
 
 /* ---- config: net.interfaces -------------------------------------------------- */
 
@@ -149,6 +153,17 @@ struct fuse_mount {
 	json_t *obj;
 };
 
+/* An SMB mount (cifs, smb3): its share connection's counts, read from
+ * CIFS_STATS by the name its source gives (cifs_stats.h) */
+struct smb_mount {
+	struct mount_life life;
+	char tree[256];
+	struct cifs_share prev, now;
+	bool have_prev, have_now;
+	bool found; /* in the mountinfo read now */
+	json_t *obj, *by_op;
+};
+
 struct net {
 	pid_t pid;
 	int fd[PF_COUNT], dev_fd, ms_fd;
@@ -164,6 +179,10 @@ struct net {
 	size_t nnfs, nfs_cap;
 	struct fuse_mount *fuse;
 	size_t nfuse, fuse_cap;
+	struct smb_mount *smb;
+	size_t nsmb, smb_cap;
+	int cifs_fd; /* CIFS_STATS, opened with the first SMB mount; -1 */
+	struct cifs_stats cifs;
 	bool fusectl; /* mounted: a FUSE mount's waiting can be read */
 	json_t *row, *by_mount, *manifest, *warnings;
 	json_t *mounts, *ratios, *nulls; /* the manifest's, grown with the mounts */
@@ -212,6 +231,8 @@ static void net_close(void *state)
 		close(p->ms_fd);
 	if (p->mi_fd >= 0)
 		close(p->mi_fd);
+	if (p->cifs_fd >= 0)
+		close(p->cifs_fd);
 	for (size_t i = 0; i < p->nif; i++)
 		if (p->ifs[i].speed_fd >= 0)
 			close(p->ifs[i].speed_fd);
@@ -222,8 +243,12 @@ static void net_close(void *state)
 	}
 	for (size_t i = 0; i < p->nfuse; i++)
 		json_decref(p->fuse[i].obj);
+	for (size_t i = 0; i < p->nsmb; i++)
+		json_decref(p->smb[i].obj);
 	free(p->nfs);
 	free(p->fuse);
+	free(p->smb);
+	cifs_stats_free(&p->cifs);
 	mountstats_free(&p->ms);
 	free(p->buf);
 	free(p);
@@ -287,6 +312,14 @@ static struct nfs_mount *find_nfs(struct net *p, const char *point)
 	for (size_t i = 0; i < p->nnfs; i++)
 		if (!p->nfs[i].life.gone && !strcmp(p->nfs[i].life.point, point))
 			return &p->nfs[i];
+	return NULL;
+}
+
+static struct smb_mount *find_smb(struct net *p, const char *point)
+{
+	for (size_t i = 0; i < p->nsmb; i++)
+		if (!p->smb[i].life.gone && !strcmp(p->smb[i].life.point, point))
+			return &p->smb[i];
 	return NULL;
 }
 
@@ -408,9 +441,80 @@ static int add_fuse(struct net *p, struct wait_fds *fds, size_t i, struct errbuf
 	return 0;
 }
 
-/* The FUSE mounts of mountinfo now: those new followed, those gone marked
- * (take() takes them out). 0, or -errno with why. */
-static int read_fuse(struct net *p, struct errbuf *why)
+/* An option's value in a mount's options ("rw,vers=3.1.1,..."), or "". */
+static void mount_option(const char *opts, const char *name, char *out, size_t cap)
+{
+	size_t n = strlen(name);
+	out[0] = '\0';
+	for (const char *o = opts; o && *o; o = strchr(o, ','), o = o ? o + 1 : NULL)
+		if (!strncmp(o, name, n) && (o[n] == '=' || o[n] == ',' || !o[n])) {
+			snprintf(out, cap, "%.*s", o[n] == '=' ? (int)strcspn(o + n + 1, ",") : (int)n,
+				 o[n] == '=' ? o + n + 1 : o);
+			return;
+		}
+}
+
+static int read_smb(struct net *p, struct errbuf *why);
+
+/* An SMB mount found in mountinfo (cifs, smb3): followed as add_nfs, its
+ * operations those its share has in CIFS_STATS when it is found. */
+static int add_smb(struct net *p, const struct wait_mount *wm, struct errbuf *why)
+{
+	char tree[256];
+	if (find_nfs(p, wm->point) || find_fuse(p, wm->point))
+		return 0;
+	if (strlen(wm->point) >= sizeof(p->smb->life.point) || !json_name(wm->point) ||
+	    !cifs_tree_of_source(wm->source, tree, sizeof(tree)) || !json_name(tree)) {
+		warn(p, "an SMB mount whose point or share is not UTF-8, or longer than 255 bytes, is not read");
+		return 0;
+	}
+	if (grow((void **)&p->smb, p->nsmb, &p->smb_cap, sizeof(*p->smb)) < 0)
+		return errbuf_set(why, ENOMEM, "out of memory");
+	struct smb_mount *m = &p->smb[p->nsmb++];
+	*m = (struct smb_mount){.life = {.fresh = true}, .found = true};
+	snprintf(m->life.point, sizeof(m->life.point), "%s", wm->point);
+	snprintf(m->tree, sizeof(m->tree), "%s", tree);
+	if (p->cifs_fd < 0)
+		p->cifs_fd = open(CIFS_STATS, O_RDONLY | O_CLOEXEC);
+	char server[256], share[256], version[16], rdma[8];
+	const char *t = tree + 2;
+	size_t slen = strcspn(t, "\\");
+	snprintf(server, sizeof(server), "%.*s", (int)slen, t);
+	snprintf(share, sizeof(share), "%s", t + slen + 1);
+	mount_option(wm->options, "vers", version, sizeof(version));
+	mount_option(wm->options, "rdma", rdma, sizeof(rdma));
+	m->obj = json_pack("{s:s, s:s, s:s, s:s?, s:s}", "fstype", wm->fstype, "server", server, "export", share,
+			   "version", version[0] ? version : NULL, "transport", rdma[0] ? "rdma" : "tcp");
+	m->by_op = json_object();
+	json_object_set_new(m->obj, "by_op", m->by_op);
+	json_object_set_new(p->mounts, wm->point, json_pack("{s:s, s:s}", "fstype", wm->fstype, "server", wm->source));
+	int r = read_smb(p, why);
+	if (r < 0)
+		return r;
+	char field[300];
+	for (size_t k = 0; m->have_now && k < m->now.nop; k++) {
+		json_object_set_new(m->by_op, m->now.op[k].name, json_object());
+		snprintf(field, sizeof(field), "by_op.%s.rtt_ns", m->now.op[k].name);
+		null_because(p, wm->point, field, "an SMB mount's: " CIFS_STATS " keeps no time by share");
+	}
+	m->prev = m->now;
+	m->have_prev = m->have_now;
+	const char *missing = p->cifs_fd < 0 ? "null: " CIFS_STATS " cannot be read"
+					    : "null in a row whose reading of " CIFS_STATS " lacks its share";
+	null_because(p, wm->point, "ops", missing);
+	null_because(p, wm->point, "read_bytes", missing);
+	null_because(p, wm->point, "write_bytes", missing);
+	if (!version[0])
+		null_because(p, wm->point, "version", "no vers= in the mount's options");
+	if (!m->have_now)
+		warn(p, "SMB mount %s: its share %s is not in %s%s", wm->point, tree, CIFS_STATS,
+		     p->cifs_fd < 0 ? " (which cannot be read)" : " yet: its counts are null until it is");
+	return 0;
+}
+
+/* The FUSE and SMB mounts of mountinfo now: those new followed, those
+ * gone marked (take() takes them out). 0, or -errno with why. */
+static int read_mounts(struct net *p, struct errbuf *why)
 {
 	struct wait_fds fds;
 	wait_fds_init(&fds);
@@ -423,15 +527,24 @@ static int read_fuse(struct net *p, struct errbuf *why)
 	}
 	for (size_t i = 0; i < p->nfuse; i++)
 		p->fuse[i].found = false;
+	for (size_t i = 0; i < p->nsmb; i++)
+		p->smb[i].found = false;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < fds.nmount; i++) {
-		if (fds.mount[i].kind != WFD_FUSE)
-			continue;
-		struct fuse_mount *f = find_fuse(p, fds.mount[i].point);
-		if (f)
-			f->found = true;
-		else
-			r = add_fuse(p, &fds, i, why);
+		const struct wait_mount *wm = &fds.mount[i];
+		if (wm->kind == WFD_FUSE) {
+			struct fuse_mount *f = find_fuse(p, wm->point);
+			if (f)
+				f->found = true;
+			else
+				r = add_fuse(p, &fds, i, why);
+		} else if (!strcmp(wm->fstype, "cifs") || !strcmp(wm->fstype, "smb3")) {
+			struct smb_mount *m = find_smb(p, wm->point);
+			if (m)
+				m->found = true;
+			else
+				r = add_smb(p, wm, why);
+		}
 	}
 	wait_fds_free(&fds);
 	return r;
@@ -535,6 +648,25 @@ static int read_mountstats(struct net *p, struct errbuf *why)
 	return 0;
 }
 
+/* The SMB mounts' shares in CIFS_STATS now (read only while one is
+ * followed): have_now for those found. */
+static int read_smb(struct net *p, struct errbuf *why)
+{
+	bool any = false;
+	for (size_t i = 0; i < p->nsmb; i++)
+		any |= !p->smb[i].life.gone;
+	if (!any)
+		return 0;
+	ssize_t n = p->cifs_fd < 0 ? -1 : procfs_pread_all(p->cifs_fd, &p->buf, &p->cap);
+	if (n == -ENOMEM || (n >= 0 && cifs_stats_parse(&p->cifs, p->buf) < 0))
+		return errbuf_set(why, ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->nsmb; i++) {
+		struct smb_mount *m = &p->smb[i];
+		m->have_now = n >= 0 && !m->life.gone && cifs_stats_share(&p->cifs, m->tree, &m->now);
+	}
+	return 0;
+}
+
 /* ---- the row ---------------------------------------------------------------------- */
 
 static void fill_ifaces(struct net *p)
@@ -624,6 +756,29 @@ static void fill_fuse(struct fuse_mount *f)
 		close(fd);
 }
 
+/* An SMB mount's share: its requests, bytes and calls since the last row
+ * (its counts zeroed by a write to CIFS_STATS: the row's are from zero) */
+static void fill_smb(struct smb_mount *m)
+{
+	bool known = m->have_prev && m->have_now, bytes = known && m->now.have_bytes && m->prev.have_bytes;
+	jsonl_cell_int(m->obj, "ops", known, (json_int_t)delta(m->prev.smbs, m->now.smbs));
+	jsonl_cell_int(m->obj, "read_bytes", bytes, (json_int_t)delta(m->prev.read_bytes, m->now.read_bytes));
+	jsonl_cell_int(m->obj, "write_bytes", bytes, (json_int_t)delta(m->prev.write_bytes, m->now.write_bytes));
+	const char *key;
+	json_t *cell;
+	json_object_foreach(m->by_op, key, cell) {
+		const struct cifs_op *now = NULL, *prev = NULL;
+		for (size_t k = 0; known && k < m->now.nop; k++)
+			if (!strcmp(m->now.op[k].name, key))
+				now = &m->now.op[k];
+		for (size_t k = 0; now && k < m->prev.nop; k++)
+			if (!strcmp(m->prev.op[k].name, key))
+				prev = &m->prev.op[k];
+		jsonl_cell_int(cell, "ops", now != NULL, now ? (json_int_t)delta(prev ? prev->calls : 0, now->calls) : 0);
+		jsonl_cell_int(cell, "rtt_ns", false, 0);
+	}
+}
+
 /* Whether a mount is in this row: shown, or shown from this one (found
  * at the last tick), and not gone. */
 static bool in_row(struct net *p, struct mount_life *l, json_t *obj)
@@ -647,6 +802,9 @@ static void fill_row(struct net *p)
 	for (size_t i = 0; i < p->nfuse; i++)
 		if (in_row(p, &p->fuse[i].life, p->fuse[i].obj))
 			fill_fuse(&p->fuse[i]);
+	for (size_t i = 0; i < p->nsmb; i++)
+		if (in_row(p, &p->smb[i].life, p->smb[i].obj))
+			fill_smb(&p->smb[i]);
 }
 
 /* What this tick read becomes the baseline of the next. */
@@ -663,6 +821,12 @@ static void advance(struct net *p)
 	}
 	for (size_t i = 0; i < p->nfuse; i++)
 		p->fuse[i].life.fresh = false;
+	for (size_t i = 0; i < p->nsmb; i++) {
+		p->smb[i].life.fresh = false;
+		p->smb[i].have_prev = p->smb[i].have_now;
+		if (p->smb[i].have_now)
+			p->smb[i].prev = p->smb[i].now;
+	}
 }
 
 static int take(struct net *p, struct errbuf *why)
@@ -673,7 +837,9 @@ static int take(struct net *p, struct errbuf *why)
 	if (r == 0)
 		r = read_mountstats(p, why);
 	if (r == 0 && mounts_changed(p))
-		r = read_fuse(p, why);
+		r = read_mounts(p, why);
+	if (r == 0)
+		r = read_smb(p, why);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < p->nif; i++)
@@ -688,6 +854,9 @@ static int take(struct net *p, struct errbuf *why)
 	for (size_t i = 0; i < p->nfuse; i++)
 		if (!p->fuse[i].found && !p->fuse[i].life.gone)
 			mount_gone(p, &p->fuse[i].life, "FUSE");
+	for (size_t i = 0; i < p->nsmb; i++)
+		if (!p->smb[i].found && !p->smb[i].life.gone)
+			mount_gone(p, &p->smb[i].life, "SMB");
 	return 0;
 }
 
@@ -779,7 +948,7 @@ static int choose_mounts(struct net *p, struct errbuf *why)
 		mounts_changed(p); /* the kernel's event as it is now: a change from here on */
 	int r = read_mountstats(p, why);
 	if (r == 0)
-		r = read_fuse(p, why);
+		r = read_mounts(p, why);
 	if (r < 0)
 		return r;
 	/* in the first row already */
@@ -790,6 +959,10 @@ static int choose_mounts(struct net *p, struct errbuf *why)
 	for (size_t i = 0; i < p->nfuse; i++) {
 		p->fuse[i].life.fresh = false;
 		in_row(p, &p->fuse[i].life, p->fuse[i].obj);
+	}
+	for (size_t i = 0; i < p->nsmb; i++) {
+		p->smb[i].life.fresh = false;
+		in_row(p, &p->smb[i].life, p->smb[i].obj);
 	}
 	return 0;
 }
@@ -842,8 +1015,9 @@ static int net_open(const struct source_config *sc, const struct target_info *t,
 	if (!p)
 		return errbuf_set(why, ENOMEM, "out of memory");
 	p->pid = t->pid;
-	p->dev_fd = p->ms_fd = p->mi_fd = p->fd[PF_SNMP] = p->fd[PF_NETSTAT] = -1;
+	p->dev_fd = p->ms_fd = p->mi_fd = p->cifs_fd = p->fd[PF_SNMP] = p->fd[PF_NETSTAT] = -1;
 	mountstats_init(&p->ms);
+	cifs_stats_init(&p->cifs);
 	p->manifest = manifest;
 	p->row = row;
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());

@@ -23,7 +23,7 @@ boot() {
 		{ echo "fetching $3 of $2: $(tail -n 2 "$img.fetch")"; return 1; }
 	"$KERNELS/initramfs" "$kdir" "$img.cpio.gz" "$WORKLOADS/blkwork" "$WORKLOADS/sysio" "$WORKLOADS/netio" \
 		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/darwork-static" "$WORKLOADS/phasework" "$WORKLOADS/cachework" \
-		"$(command -v fio)" "$(command -v tc)" \
+		"$(command -v fio)" "$(command -v tc)" ${KSMBD:+"$KSMBD/usr/sbin/ksmbd.mountd" "$KSMBD/usr/sbin/ksmbd.adduser"} \
 		"$KERNELS"/*.yaml || { echo "initramfs"; return 1; }
 	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" &&
 		truncate -s 128M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" || return 1
@@ -41,6 +41,13 @@ boot() {
 		{ echo "$line: the guest wrote nothing back: $(tail -c 600 "$img.console" | tr -d '\r')"; return 1; }
 	echo "$line: $(cat "$img/kernel") in $(basename "$kdir")"
 }
+
+# ksmbd's user space for the smb episode's server, from bookworm-backports:
+# Debian 12's own (3.4.7) leaves out the payload size the kernels' ksmbd
+# checks in a share's configuration (ksmbd-tools 0ab2c10), and every tree
+# connect fails. Without it the guests say so, and smb fails.
+KSMBD=$("$KERNELS/fetch" "$BUILD/kernels" bookworm-backports deb:ksmbd-tools 2>"$WORK/ksmbd.fetch") ||
+	{ KSMBD=; echo "fetching ksmbd-tools: $(tail -n 2 "$WORK/ksmbd.fetch")" >&2; }
 
 # metawork's static start-up, as strace -f -c counts it here: the same
 # binary makes the same calls in a guest
@@ -70,7 +77,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct direct-procfs sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader nfs nfs-late nulls; do
+		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader nfs nfs-late smb nulls; do
 		if [ -n "$NO_DARSHAN" ] && [[ $what == darwork* ]]; then
 			no_judge "${line}_$what" "$NO_DARSHAN"
 			continue

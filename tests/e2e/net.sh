@@ -132,8 +132,11 @@ expect(m and m["fstype"].startswith("fuse") and m["daemon_pid"] == daemon,
 (_, _, before, _), (_, s, e, _) = phases.phases(ep.dir)[:2]  # idle, then read
 inside = [r for r in rows if s + 1e8 <= r["t_mono_ns"] - r["interval_ns"] and r["t_mono_ns"] <= e]
 idle = [r for r in rows if r["t_mono_ns"] <= before]
-expect(inside and all((r["by_mount"][mnt]["waiting"] or 0) >= 1 for r in inside),
-       "waiting while the tree reads: %s" % [r["by_mount"][mnt]["waiting"] for r in inside])
+# a gauge, read at an instant: one may fall between the daemon's answer and
+# the reader's next request (1 of 13 in a loaded make check)
+waiting = [r["by_mount"][mnt]["waiting"] or 0 for r in inside]
+expect(len(inside) >= 5 and sum(w >= 1 for w in waiting) >= len(waiting) - 1,
+       "waiting while the tree reads: %s" % waiting)
 expect(all(r["by_mount"][mnt]["waiting"] == 0 for r in idle), "waiting before it reads")
 # the verdict's network windows name the mount, its daemon and its requests waiting
 v = phases.verdict(sys.argv[4], ep.dir)
@@ -141,7 +144,7 @@ ev = [w["evidence"] for w in phases.inside(v, s + 2e8, e) if w["verdict"] == "ne
 named = [x for x in ev if "(%s: fuse, daemon python3 (pid %d); " % (mnt, daemon) in x and "waiting on its daemon" in x]
 expect(ev and len(named) >= phases.SHARE * len(ev), "the verdict's evidence: %d of %d name it: %s" % (
     len(named), len(ev), ev[:1]))
-print("%s: waiting >= 1 in %d of %d rows of the read, 0 before; %s" % (mnt, len(inside), len(inside), named[0][:160]))
+print("%s: waiting >= 1 in %d of %d rows of the read, 0 before; %s" % (mnt, sum(w >= 1 for w in waiting), len(inside), named[0][:160]))
 PY
 }
 

@@ -18,6 +18,7 @@ reason names the kernel it needs."""
 import glob
 import json
 import os
+import re
 import sys
 
 import causes
@@ -406,6 +407,68 @@ def check_nfs_late():
     return said + "; " + offcpu_whole(ep, rows[first]["t_mono_ns"], rows[last]["t_mono_ns"])
 
 
+def smb_share(path, tree):
+    """A share's block of a /proc/fs/cifs/Stats the guest saved: its SMBs,
+    bytes read and written, and each "Name: N total M failed" line's N
+    (the kernel's cifs_debug.c and smb2ops.c formats, read here on their
+    own)."""
+    got, cur = {}, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        head = re.match(r"^\d+\) (\S+)", line)
+        if head:
+            cur = head.group(1) == tree
+            continue
+        if line.startswith("Max requests in flight"):
+            cur = False
+        if not cur:
+            continue
+        m = re.match(r"^SMBs: (\d+)", line)
+        if m:
+            got["smbs"] = got.get("smbs", 0) + int(m.group(1))
+        m = re.match(r"^Bytes read: (\d+)  Bytes written: (\d+)", line)
+        if m:
+            got["read"] = got.get("read", 0) + int(m.group(1))
+            got["written"] = got.get("written", 0) + int(m.group(2))
+        m = re.match(r"^(\w+): (\d+) (total|sent) \d+ failed", line)
+        if m:
+            got[m.group(1)] = got.get(m.group(1), 0) + int(m.group(2))
+    return got
+
+
+def check_smb():
+    """An SMB 3.1.1 mount of the guest's ksmbd (smb.yaml): net's by_mount
+    over the episode the change of /proc/fs/cifs/Stats' share from just
+    before the run to just after (nothing else used it): its requests,
+    bytes read and Reads exactly; the bytes read at least phasework's
+    (cache=none). 5.10 has no ksmbd."""
+    serve = os.path.join(out, "smb.serve.err")
+    if os.path.exists(os.path.join(out, "smb.serve.rc")):
+        why = open(serve).read().strip()[-300:] if os.path.exists(serve) else "?"
+        if "no ksmbd in this kernel" in why or "ksmbd of this kernel oopses" in why:
+            return "declined: %s" % why
+        expect(False, "the guest's SMB server: %s" % why)
+    ep = episode("smb")
+    rows = ep.rows["net"]
+    tree = "\\\\127.0.0.1\\share"
+    before, after = (smb_share(os.path.join(out, "smb.stats." + w), tree) for w in ("before", "after"))
+    expect(before and after, "no share %s in the guest's Stats: %s" % (tree, before))
+    expect(all("/smb" in r["by_mount"] for r in rows), "/smb not in every row")
+    m = [r["by_mount"]["/smb"] for r in rows]
+    expect(m[0]["fstype"] in ("cifs", "smb3") and m[0]["server"] == "127.0.0.1" and m[0]["export"] == "share" and
+           m[0]["version"] == "3.1.1", "/smb: %s" % m[0])
+    did = json.loads(open(os.path.join(out, "smb.did")).read().splitlines()[-1])
+    got = {"smbs": sum(x["ops"] for x in m), "read": sum(x["read_bytes"] for x in m),
+           "Reads": sum(x["by_op"]["Reads"]["ops"] for x in m)}
+    want = {k: after[k] - before[k] for k in got}
+    expect(got == want, "net %s, Stats' change %s" % (got, want))
+    expect(got["read"] >= did["bytes"] and got["Reads"] > 0, "read %d bytes in %d Reads, phasework read %d" % (
+        got["read"], got["Reads"], did["bytes"]))
+    expect(all(x["by_op"]["Reads"]["rtt_ns"] is None for x in m), "an SMB call's time, which Stats has not")
+    return "/smb (%s %s): %d requests, %d bytes in %d Reads as Stats' change (phasework read %d)" % (
+        m[0]["fstype"], m[0]["version"], got["smbs"], got["read"], got["Reads"], did["bytes"])
+
+
 def offcpu_whole(ep, start, end):
     """offcpu beside it (5.17: bpf_loop): it loads, and in the rows of the
     NFS read remote_fs holds half a thread's time at least (phasework
@@ -502,7 +565,7 @@ checks = {"probe": check_probe, "direct": check_direct, "direct-procfs": check_d
           "metawork": lambda: check_known("metawork"), "patwork": lambda: check_known("patwork"),
           "darwork": lambda: check_darwork("ebpf"), "darwork-ptrace": lambda: check_darwork("ptrace"),
           "throttled": check_throttled, "controllers": check_controllers, "verdict": check_verdict,
-          "memhigh": check_memhigh, "nfs": check_nfs, "nfs-late": check_nfs_late,
+          "memhigh": check_memhigh, "nfs": check_nfs, "nfs-late": check_nfs_late, "smb": check_smb,
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
           "causes-outside": lambda: check_causes("causes-outside", "outside:cachework"),
