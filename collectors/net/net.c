@@ -590,13 +590,13 @@ static int read_ifaces(struct net *p, struct errbuf *why)
 		char *end = strchrnul(line, '\n');
 		bool more = *end == '\n';
 		*end = '\0';
-		struct net_dev_line l;
-		if (net_dev_parse_line(line, &l) == 0)
-			for (size_t i = 0; i < p->nif; i++)
-				if (!strcmp(p->ifs[i].name, l.name)) {
-					p->ifs[i].now = l;
-					p->ifs[i].seen = true;
-				}
+		char name[NET_IFNAME_MAX];
+		for (size_t i = 0; net_dev_line_name(line, name) == 0 && i < p->nif; i++)
+			if (!strcmp(p->ifs[i].name, name)) {
+				/* only a chosen interface's numbers are parsed */
+				p->ifs[i].seen = net_dev_parse_line(line, &p->ifs[i].now) == 0;
+				break;
+			}
 		line = more ? end + 1 : end;
 	}
 	return 0;

@@ -8,25 +8,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-int net_dev_parse_line(const char *line, struct net_dev_line *out)
+/* The decimal number at *p after spaces, *p moved past it: false when
+ * there is none, or it is past 64 bits (the kernel prints %llu and %lu:
+ * no sign, no other base; strtoull's locale and bases cost a tick's
+ * parse a third of its time). */
+static bool next_u64(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	if (*s < '0' || *s > '9')
+		return false;
+	uint64_t v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*p = s;
+	*out = v;
+	return true;
+}
+
+int net_dev_line_name(const char *line, char name[NET_IFNAME_MAX])
 {
 	while (*line == ' ')
 		line++;
 	const char *colon = strchr(line, ':');
 	size_t len = colon ? (size_t)(colon - line) : 0;
-	if (!len || len >= sizeof(out->name) || memchr(line, '|', len))
+	if (!len || len >= NET_IFNAME_MAX || memchr(line, '|', len))
 		return -EINVAL;
-	memcpy(out->name, line, len);
-	out->name[len] = '\0';
-	const char *p = colon + 1;
-	for (int i = 0; i < ND_NFIELDS; i++) {
-		char *end;
-		errno = 0;
-		out->v[i] = strtoull(p, &end, 10);
-		if (end == p || errno)
+	memcpy(name, line, len);
+	name[len] = '\0';
+	return 0;
+}
+
+int net_dev_parse_line(const char *line, struct net_dev_line *out)
+{
+	if (net_dev_line_name(line, out->name) < 0)
+		return -EINVAL;
+	const char *p = strchr(line, ':') + 1;
+	for (int i = 0; i < ND_NFIELDS; i++)
+		if (!next_u64(&p, &out->v[i]))
 			return -EINVAL;
-		p = end;
-	}
 	return 0;
 }
 
@@ -54,19 +79,17 @@ static int word_index(const char *p, const char *end, const char *name, size_t n
 /* The number at place at among those of [p, end). */
 static bool nth_number(const char *p, const char *end, int at, uint64_t *out)
 {
-	for (int i = 0; p < end; i++) {
-		char *stop;
-		errno = 0;
-		uint64_t x = strtoull(p, &stop, 10);
-		if (stop == p || errno || stop > end)
+	for (int i = 0; i < at; i++) { /* the words before it, passed over */
+		while (p < end && *p == ' ')
+			p++;
+		const char *w = p;
+		while (p < end && *p != ' ')
+			p++;
+		if (p == w)
 			return false;
-		if (i == at) {
-			*out = x;
-			return true;
-		}
-		p = stop;
 	}
-	return false;
+	const char *stop = p;
+	return next_u64(&stop, out) && stop <= end;
 }
 
 bool net_snmp_value(const char *text, const char *group, const char *name, uint64_t *out)

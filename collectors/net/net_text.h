@@ -43,6 +43,9 @@ struct net_dev_line {
 	uint64_t v[ND_NFIELDS];
 };
 
+/* The interface a line of /proc/net/dev is of, into name: 0, or -EINVAL
+ * for a header. */
+int net_dev_line_name(const char *line, char name[NET_IFNAME_MAX]);
 /* One line of /proc/net/dev: 0, or -EINVAL for a header or a line that
  * is not NAME: and 16 numbers. */
 int net_dev_parse_line(const char *line, struct net_dev_line *out);

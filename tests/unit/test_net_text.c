@@ -29,6 +29,14 @@ TEST(an_interface_s_line_gives_its_sixteen_counters)
 	EXPECT(net_dev_parse_line("Inter-|   Receive                                                |  Transmit", &l) < 0);
 	EXPECT(net_dev_parse_line(" face |bytes    packets errs drop fifo frame compressed multicast|bytes", &l) < 0);
 	EXPECT(net_dev_parse_line("  eth0: 1 2 3", &l) < 0);
+	/* past 64 bits, or a sign: not the kernel's %llu */
+	EXPECT(net_dev_parse_line("e: 18446744073709551616 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", &l) < 0);
+	EXPECT(net_dev_parse_line("e: 18446744073709551615 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", &l) == 0 &&
+	       l.v[ND_RX_BYTES] == 18446744073709551615ULL);
+	EXPECT(net_dev_parse_line("e: -1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", &l) < 0);
+	char name[NET_IFNAME_MAX];
+	EXPECT(net_dev_line_name("  wlp2s0: 1 2", name) == 0 && !strcmp(name, "wlp2s0"));
+	EXPECT(net_dev_line_name(" face |bytes", name) < 0);
 }
 
 static const char snmp[] =
@@ -56,6 +64,8 @@ TEST(a_counter_is_found_by_its_group_and_name)
 	/* what this kernel does not print is absent, not 0 */
 	EXPECT(!net_snmp_value(snmp, "Tcp", "NoSuchCounter", &v));
 	EXPECT(!net_snmp_value(snmp, "TcpExt", "ListenDrops", &v));
+	/* MaxConn is -1 (a signed counter): not a count this reads */
+	EXPECT(!net_snmp_value(snmp, "Tcp", "MaxConn", &v));
 	/* a header without its values */
 	EXPECT(!net_snmp_value("Tcp: A B\n", "Tcp", "A", &v));
 	EXPECT(net_snmp_value("TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9", "TcpExt",
