@@ -96,10 +96,15 @@ struct {
 
 /* Inodes whose pages the tree dirtied (struct inode *), with the bytes of
  * them still dirty: a write of their pages is the tree's, whoever submits
- * it, while any are. An LRU: an inode written long ago makes room. */
+ * it, while any are. No entry is evicted while it has some: the sampler
+ * sizes the map from the host's dirty limit (block_io.c, a dirty inode
+ * has a dirty page at least) and takes out those written (tree_inodes_n
+ * past half of it); one that finds it full anyway is counted in
+ * dirty_refused, its bytes in dirty_refused_bytes, in no dirty_bytes. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, TREE_INODES_MAX);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TREE_INODES_MIN);
 	__type(key, __u64);
 	__type(value, struct tree_inode);
 } tree_inodes SEC(".maps");
@@ -148,6 +153,12 @@ __s64 bios_inflight;
  * waits for the others only) */
 __s64 tree_dirty_bytes;
 __s64 tree_dirty_bdev_bytes;
+/* tree_inodes' entries (each insert adds one, the sampler's deletes take
+ * one), and the folios of the tree's, and their bytes, that found it
+ * full */
+__s64 tree_inodes_n;
+__u64 dirty_refused;
+__u64 dirty_refused_bytes;
 
 /* A request's bios are walked (at its issue, at each part of its
  * completion) with bpf_loop(): a request holds at most max_segments bios,
@@ -520,9 +531,13 @@ int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mappin
 			.generation = BPF_CORE_READ(inode, i_generation),
 			.bdev = bdev_cache,
 		};
-		bpf_map_update_elem(&tree_inodes, &key, &fresh, BPF_NOEXIST);
-		if (!(ti = bpf_map_lookup_elem(&tree_inodes, &key)))
+		if (bpf_map_update_elem(&tree_inodes, &key, &fresh, BPF_NOEXIST) == 0)
+			__sync_fetch_and_add(&tree_inodes_n, 1);
+		if (!(ti = bpf_map_lookup_elem(&tree_inodes, &key))) {
+			__sync_fetch_and_add(&dirty_refused, 1);
+			__sync_fetch_and_add(&dirty_refused_bytes, bytes);
 			return 0;
+		}
 	}
 	__sync_fetch_and_add(&ti->dirty, bytes);
 	__sync_fetch_and_add(&tree_dirty_bytes, bytes);

@@ -126,6 +126,9 @@ struct block_io {
 	json_t *dirty;          /* dirty_bytes */
 	bool flush_dirty;       /* block_io.flush_dirty */
 	json_t *flushed;        /* the manifest's flush_dirty */
+	json_t *inodes;         /* the manifest's tree_inodes */
+	__s64 prune_at;         /* tree_inodes_n that has prune_inodes run */
+	bool prune_refused;     /* the kernel takes no entry out with its value */
 	char partial_why[320];  /* the programs the kernel refused, or "" */
 };
 
@@ -168,6 +171,44 @@ static void destroy(void *skel)
 	block_io_bpf__destroy(skel);
 }
 
+/* tree_inodes' size: an inode the tree left dirty has a dirty page at
+ * least, and the kernel holds the host's dirty pages to its limit
+ * (vm.dirty_bytes, else vm.dirty_ratio of the memory: of MemTotal here, a
+ * bound above the kernel's, which counts only memory it could make
+ * free), so as many entries as the limit has pages, within
+ * [TREE_INODES_MIN, TREE_INODES_MAX]. The map is allocated as used, all
+ * but its buckets, 16 bytes an entry rounded to a power of two (16 MiB
+ * at the most). IOPSAMPLE_TEST_TREE_INODES sets it, for the tests. */
+static __u32 tree_inodes_size(void)
+{
+	const char *test = getenv("IOPSAMPLE_TEST_TREE_INODES");
+	if (test && atol(test) > 0)
+		return (__u32)atol(test);
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long bytes = 0, ratio = 20, mem_kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/sys/vm/dirty_bytes", "re");
+	if (f && fgets(line, sizeof(line), f))
+		bytes = strtoull(line, NULL, 10);
+	if (f)
+		fclose(f);
+	if (!bytes) {
+		if ((f = fopen("/proc/sys/vm/dirty_ratio", "re"))) {
+			if (fgets(line, sizeof(line), f))
+				ratio = strtoull(line, NULL, 10);
+			fclose(f);
+		}
+		if ((f = fopen("/proc/meminfo", "re"))) {
+			while (fgets(line, sizeof(line), f) && sscanf(line, "MemTotal: %llu kB", &mem_kib) != 1)
+				;
+			fclose(f);
+		}
+		bytes = mem_kib * 1024 / 100 * ratio;
+	}
+	unsigned long long n = page > 0 ? bytes / (unsigned long long)page : 0;
+	return n < TREE_INODES_MIN ? TREE_INODES_MIN : n > TREE_INODES_MAX ? TREE_INODES_MAX : (__u32)n;
+}
+
 /* Opens and loads the programs: with the fentry programs when fentries
  * (the throttle's entry where the kernel has the throttle, the page
  * cache's cleaned pages and faults), else without them. */
@@ -188,6 +229,8 @@ static int load_once(struct block_io_bpf **out, const struct bio_throttle_facts 
 	int r = ebpf_slots_size(skel->maps.bio_slots, why);
 	if (r == 0)
 		r = ebpf_tree_size(skel->maps.tree, why);
+	if (r == 0 && (r = bpf_map__set_max_entries(skel->maps.tree_inodes, tree_inodes_size())) < 0)
+		r = ebpf_fail(why, r, "sizing tree_inodes");
 	if (r == 0)
 		r = ebpf_load(skel->skeleton, why);
 	if (r < 0) {
@@ -379,6 +422,7 @@ static void bio_close(void *state)
 	block_io_bpf__destroy(b->skel); /* detaches; the maps go with the fds */
 	json_decref(b->manifest);
 	json_decref(b->inferred);
+	json_decref(b->inodes);
 	json_decref(b->flushed);
 	free(b);
 }
@@ -468,12 +512,89 @@ static void note_inferred(struct block_io *b, const struct bio_slot *now)
 	json_array_append_new(json_object_get(b->inferred, "rows"), json_integer(b->rows));
 }
 
+/* One inode of the tree whose dirty bytes could not be kept in
+ * tree_inodes: out of dirty_bytes, into dirty_refused. */
+static void refuse_dirty(struct block_io *b, const struct tree_inode *ti)
+{
+	struct block_io_bpf__bss *bss = b->skel->bss;
+	__atomic_fetch_add(&bss->dirty_refused, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bss->dirty_refused_bytes, (__u64)ti->dirty, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&bss->tree_dirty_bytes, ti->dirty, __ATOMIC_RELAXED);
+	if (ti->bdev)
+		__atomic_fetch_sub(&bss->tree_dirty_bdev_bytes, ti->dirty, __ATOMIC_RELAXED);
+}
+
+/* Takes out of tree_inodes the inodes whose pages the tree dirtied have
+ * all been written (or dropped), once it is half full (the other half
+ * room for what the tree dirties until the next tick): so an episode may write any number of files, as many at once as
+ * the map holds. Each is taken with its value at that instant (one
+ * system call: Linux 5.14), so pages dirtied again since it was looked
+ * at go back in with it. A kernel that cannot (5.10) keeps every inode,
+ * its size the bound, said in the manifest. */
+static void prune_inodes(struct block_io *b)
+{
+	enum { BATCH = 256 };
+	struct block_io_bpf__bss *bss = b->skel->bss;
+	__s64 n = __atomic_load_n(&bss->tree_inodes_n, __ATOMIC_RELAXED);
+	if (b->prune_refused || n < b->prune_at)
+		return;
+	int fd = bpf_map__fd(b->skel->maps.tree_inodes);
+	__u64 keys[BATCH], key = 0, next;
+	json_int_t taken = 0;
+	for (size_t got = BATCH; got == BATCH && !b->prune_refused;) {
+		got = 0;
+		for (int i = 0; got < BATCH && bpf_map_get_next_key(fd, i ? &key : NULL, &next) == 0; i++) {
+			struct tree_inode ti;
+			key = next;
+			if (bpf_map_lookup_elem(fd, &key, &ti) == 0 && ti.dirty <= 0)
+				keys[got++] = key;
+		}
+		for (size_t k = 0; k < got; k++) {
+			struct tree_inode ti;
+			if (bpf_map_lookup_and_delete_elem(fd, &keys[k], &ti) < 0) {
+				if (errno != ENOENT) {
+					b->prune_refused = true;
+					json_object_set_new(b->inodes, "pruned_error", json_string(strerror(errno)));
+					break;
+				}
+				continue;
+			}
+			__atomic_fetch_sub(&bss->tree_inodes_n, 1, __ATOMIC_RELAXED);
+			taken++;
+			if (ti.dirty <= 0)
+				continue;
+			if (bpf_map_update_elem(fd, &keys[k], &ti, BPF_NOEXIST) == 0)
+				__atomic_fetch_add(&bss->tree_inodes_n, 1, __ATOMIC_RELAXED);
+			else
+				refuse_dirty(b, &ti); /* dirtied again meanwhile, and a new entry made */
+		}
+	}
+	json_int_t size = json_integer_value(json_object_get(b->inodes, "size"));
+	json_object_set_new(b->inodes, "pruned",
+			    json_integer(json_integer_value(json_object_get(b->inodes, "pruned")) + taken));
+	n = __atomic_load_n(&bss->tree_inodes_n, __ATOMIC_RELAXED);
+	/* again when it has grown by an eighth more */
+	b->prune_at = n + size / 8 > size / 2 ? n + size / 8 : size / 2;
+}
+
+/* The manifest's tree_inodes, as they stand. */
+static void note_inodes(struct block_io *b)
+{
+	struct block_io_bpf__bss *bss = b->skel->bss;
+	json_object_set_new(b->inodes, "refused_folios",
+			    json_integer((json_int_t)__atomic_load_n(&bss->dirty_refused, __ATOMIC_RELAXED)));
+	json_object_set_new(b->inodes, "refused_bytes",
+			    json_integer((json_int_t)__atomic_load_n(&bss->dirty_refused_bytes, __ATOMIC_RELAXED)));
+}
+
 static int bio_sample(void *state, struct errbuf *why)
 {
 	struct block_io *b = state;
 	int r = check(b, why);
 	if (r < 0)
 		return r;
+	prune_inodes(b);
+	note_inodes(b);
 	const struct bio_slot *now = counts(b);
 	__u64 total[BIO_COUNTERS] = {0};
 	for (size_t d = 0; d < b->devs.n; d++)
@@ -891,6 +1012,12 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
 	b->inferred = json_pack("{s:i,s:[]}", "bios", 0, "rows");
 	json_object_set(manifest, "ends_inferred", b->inferred);
+	json_int_t size = (json_int_t)bpf_map__max_entries(b->skel->maps.tree_inodes);
+	b->inodes = json_pack("{s:I, s:i, s:i, s:i}", "size", size, "pruned", 0, "refused_folios", 0, "refused_bytes", 0);
+	if (getenv("IOPSAMPLE_TEST_TREE_INODES"))
+		json_object_set_new(b->inodes, "test_size", json_true());
+	json_object_set(manifest, "tree_inodes", b->inodes);
+	b->prune_at = size / 2;
 	if (t->cgroups && t->cgroups->owned)
 		snprintf(b->blkio_dir, sizeof(b->blkio_dir), "%s", t->cgroups->dir[CGR_BLKIO]);
 	if (getenv("IOPSAMPLE_TEST_UNSEEN_ENDS"))

@@ -70,8 +70,10 @@ enum bio_dir {
 
 /* Bios in flight at most (the bios map's size), the tree's and others'. */
 #define BIOS_MAX 65536
-/* Inodes whose pages the tree dirtied, at most (tree_inodes, an LRU). */
-#define TREE_INODES_MAX 16384
+/* Inodes whose pages the tree dirtied (tree_inodes) at most: at least
+ * MIN, else the host's dirty limit in pages, up to MAX (block_io.c) */
+#define TREE_INODES_MIN 16384
+#define TREE_INODES_MAX (1u << 20)
 
 /* The bios map's value: what a bio will count when it ends. */
 enum bio_kind { TB_READ, TB_WRITE, TB_DISCARD, TB_NONE };

@@ -129,7 +129,10 @@ def judge(ep, what, n, did_path):
         text = f.read()
     did = json.loads(text) if text.strip() else {}
     rows = ep.rows["block_io"]
-    unplaced = rows_hold(ep)
+    # 20 000 files' writeback is thousands of bios at once: on this VM, whose
+    # kernel runs no program while its agent's task is current, a few of
+    # their completions go unseen (docs/data-model.md), and are inferred
+    unplaced = rows_hold(ep, inferred_ok=what == "many")
     # flush_dirty's writes come after the tree: diskstats' final row does
     # not wait for them
     flushed = ep.manifest["config"]["sources"]["block_io"].get("flush_dirty")
@@ -170,4 +173,30 @@ def judge(ep, what, n, did_path):
         expect(got["writeback"][1] + got["sync"][1] == n, "checkpoint written back %d of %d" % (
             got["writeback"][1] + got["sync"][1], n))
         ledger(ep)
+    elif what == "many":  # files of a page each, written by the tree (synced every so many, or not)
+        wrote, files = did["bytes"], did["files"]
+        wb, sy = got["writeback"][1], got["sync"][1]
+        expect(rows[-1]["dirty_bytes"] == 0, "final dirty_bytes %d" % rows[-1]["dirty_bytes"])
+        ti = ep.manifest["sources"]["block_io"]["tree_inodes"]
+        fl = ep.manifest["sources"]["block_io"].get("flush_dirty")
+        if ti.get("test_size") and not did["synced_every"]:
+            # a table too small, every inode still dirty: those past it are
+            # said, with their bytes, and are not the tree's writeback
+            over = files - ti["size"]
+            expect(ti["refused_folios"] == over and ti["refused_bytes"] == over * 4096,
+                   "tree_inodes %s: %d files in a table of %d" % (ti, files, ti["size"]))
+            expect(abs(wb + sy - ti["size"] * 4096) <= 0.001 * wrote, "writeback %d + sync %d, %d inodes kept" % (
+                wb, sy, ti["size"]))
+        else:
+            expect(wb + sy >= 0.999 * wrote, "writeback %d + sync %d of %d bytes in %d files" % (wb, sy, wrote, files))
+            expect(ti["refused_folios"] == 0 and ti["refused_bytes"] == 0, "tree_inodes: %s" % ti)
+            if did["synced_every"]:
+                expect(ti.get("test_size") and ti["pruned"] >= files - ti["size"],
+                       "tree_inodes %s: %d files in a table of %d" % (ti, files, ti["size"]))
+            else:
+                # (the flusher leaves a file's pages 30 s: in an episode of a
+                # few, nearly all are still dirty when the tree ends)
+                expect(fl["refused"] == 0 and fl["inodes"] > 16384, "flush_dirty: %s, %d files" % (fl, files))
+            ledger(ep)
+        said += "; %d files: tree_inodes %s" % (files, ti)
     return "%s: causes (KiB read/written) %s; unattributed %.3f %% of all_*" % (what, said, 100 * unplaced)
