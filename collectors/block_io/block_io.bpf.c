@@ -205,7 +205,7 @@ static __always_inline bool selected_read(struct block_device *bdev, __u8 dev[2]
 			    KERNEL_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor)), dev);
 }
 
-static int bio_end(const struct bio_entry *tb, __u64 now, bool seen, bool rest);
+static int bio_end(struct bio_entry *tb, __u64 now, bool seen, bool rest);
 
 /* The entry at key, taken out: the caller counts it, as no one else will. */
 static __always_inline bool take(__u64 key, struct bio_entry *out)
@@ -341,23 +341,27 @@ static __always_inline bool writes_back(const struct bio_page *p)
 	return p->inode && kernel_page_flag(p->flags, PG_writeback);
 }
 
-/* Writing back bytes of the tree's dirty pages of inode: whether any are,
- * and those bytes no longer dirty. */
-static __always_inline bool settle_dirty(struct inode *inode, __u32 bytes)
+/* Writing back bytes of inode's dirty pages: how many of them are the
+ * tree's (those it dirtied and nobody wrote yet, so many no longer
+ * dirty), 0 when none. A page's bytes are whoever dirtied it, by the
+ * count of an inode's: which of its pages are whose is not kept, so a
+ * write of pages the tree and another both dirtied is the tree's up to
+ * its count, first come. */
+static __always_inline __u32 settle_dirty(struct inode *inode, __u32 bytes)
 {
 	__u64 key = (__u64)inode;
 	struct tree_inode *ti = bpf_map_lookup_elem(&tree_inodes, &key);
 	if (!ti)
-		return false;
+		return 0;
 	__s64 dirty = ti->dirty;
 	if (dirty <= 0)
-		return false;
+		return 0;
 	__s64 settled = dirty < bytes ? dirty : bytes;
 	__sync_fetch_and_add(&ti->dirty, -settled);
 	__sync_fetch_and_add(&tree_dirty_bytes, -settled);
 	if (ti->bdev)
 		__sync_fetch_and_add(&tree_dirty_bdev_bytes, -settled);
-	return true;
+	return (__u32)settled;
 }
 
 /* The cause of a bio a task of the tree submitted (in_tree) or that writes
@@ -455,14 +459,21 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	struct bio_page page = {};
 	if (tb.kind == TB_READ || write)
 		first_page(bio, &page);
-	if (in_tree) {
+	/* a write of dirty pages, the tree's to the bytes it dirtied, whoever
+	 * writes them (its own sync or fsync, or writeback); the rest of it
+	 * another's, counted first (count_bytes) */
+	bool back = write && writes_back(&page);
+	__u32 mine = back ? settle_dirty(page.inode, tb.bytes) : 0;
+	if (in_tree && !(back && !mine)) {
 		tb.owner = OWNER_TREE;
 		tb.cause = cause_of(ctx, opf, write, &page, true);
-		if (tb.cause == CAUSE_SYNC)
-			settle_dirty(page.inode, tb.bytes);
-	} else if (write && writes_back(&page) && settle_dirty(page.inode, tb.bytes)) {
+		tb.other_left = back ? tb.bytes - mine : 0;
+	} else if (mine) {
 		tb.owner = OWNER_TREE;
 		tb.cause = cause_of(ctx, opf, write, &page, false);
+		tb.other_left = tb.bytes - mine;
+	} else if (in_tree) {
+		tb.owner = OWNER_OTHER; /* the tree writes back pages only another dirtied */
 	} else if (tb.kind == TB_NONE) {
 		return 0; /* another's flush alone: nothing of it counts */
 	} else {
@@ -496,6 +507,9 @@ int BPF_PROG(iops_bio_split, struct bio *split, unsigned int new_sector)
 	part.done = 0;
 	part.split_off = 0;
 	part.bytes = split->bi_iter.bi_size;
+	/* another's share of the bio goes with its first bytes */
+	part.other_left = p->other_left < part.bytes ? p->other_left : part.bytes;
+	__sync_fetch_and_add(&p->other_left, -part.other_left);
 	__sync_fetch_and_add(&p->split_off, part.bytes);
 	remember((__u64)split, &part);
 	return 0;
@@ -590,24 +604,30 @@ static __always_inline void add_dev(struct bio_slot *s, __u8 dev, enum bio_count
 }
 
 /* Bytes of a bio moved: the tree's by cause, or others'. */
-static __always_inline void count_bytes(struct bio_slot *s, const struct bio_entry *tb, __u32 bytes)
+/* bytes of a bio (another's share of a tree's bio first, other_left) */
+static __always_inline void count_bytes(struct bio_slot *s, struct bio_entry *tb, __u32 bytes)
 {
 	if (tb->kind != TB_READ && tb->kind != TB_WRITE)
 		return;
 	bool write = tb->kind == TB_WRITE;
-	enum bio_counter c = tb->owner == OWNER_TREE ? (write ? BIO_WRITE_BYTES : BIO_READ_BYTES)
-						     : (write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES);
-	for (int k = 0; k < 2; k++)
-		add_dev(s, tb->dev[k], c, bytes);
+	__u32 others = tb->owner == OWNER_TREE ? 0 : bytes;
+	if (tb->owner == OWNER_TREE && tb->other_left) {
+		others = tb->other_left < bytes ? tb->other_left : bytes;
+		tb->other_left -= others;
+	}
+	for (int k = 0; k < 2; k++) {
+		add_dev(s, tb->dev[k], write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES, others);
+		add_dev(s, tb->dev[k], write ? BIO_WRITE_BYTES : BIO_READ_BYTES, bytes - others);
+	}
 	__u32 cause = tb->cause;
 	if (tb->owner == OWNER_TREE && cause < BIO_CAUSES)
-		EBPF_SLOT_ADD(&s->cause[cause][write ? CC_WRITE_BYTES : CC_READ_BYTES], bytes);
+		EBPF_SLOT_ADD(&s->cause[cause][write ? CC_WRITE_BYTES : CC_READ_BYTES], bytes - others);
 }
 
 /* A bio ended: the tree's counts its op, size and latency (when its end
  * was seen, at now) in one update of the slot; with rest, the bytes no
  * completion counted too (an end no program saw, a bio-based device's). */
-static int bio_end(const struct bio_entry *tb, __u64 now, bool seen, bool rest)
+static int bio_end(struct bio_entry *tb, __u64 now, bool seen, bool rest)
 {
 	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
 	if (!s)

@@ -812,19 +812,21 @@ static bool surely_ended(const struct block_io *b, const struct bio_entry *tb, c
 	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
 }
 
-/* Bytes of a bio (its owner's) into extra, as the program's count_bytes */
+/* Bytes of a bio into extra, as the program's count_bytes: its owner's,
+ * another's share of a tree's bio first */
 static void count_bytes_extra(struct block_io *b, const struct bio_entry *tb, __u32 bytes)
 {
 	if (tb->kind != TB_READ && tb->kind != TB_WRITE)
 		return;
 	bool write = tb->kind == TB_WRITE, tree = tb->owner == OWNER_TREE;
-	enum bio_counter c = tree ? (write ? BIO_WRITE_BYTES : BIO_READ_BYTES)
-				  : (write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES);
+	__u32 others = !tree ? bytes : tb->other_left < bytes ? tb->other_left : bytes;
 	for (int k = 0; k < 2; k++)
-		if (tb->dev[k] < BIO_DEVICES)
-			b->extra.dev[tb->dev[k]][c] += bytes;
+		if (tb->dev[k] < BIO_DEVICES) {
+			b->extra.dev[tb->dev[k]][write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES] += others;
+			b->extra.dev[tb->dev[k]][write ? BIO_WRITE_BYTES : BIO_READ_BYTES] += bytes - others;
+		}
 	if (tree && tb->cause < BIO_CAUSES)
-		b->extra.cause[tb->cause][write ? CC_WRITE_BYTES : CC_READ_BYTES] += bytes;
+		b->extra.cause[tb->cause][write ? CC_WRITE_BYTES : CC_READ_BYTES] += bytes - others;
 }
 
 /* The bio at key ended unseen: taken out of the bios map and counted into

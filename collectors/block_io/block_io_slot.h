@@ -97,7 +97,10 @@ struct bio_entry {
 	__u8 split;
 	__u32 done;      /* bytes its completions counted so far */
 	__u32 split_off; /* bytes split off it into parts of their own */
-	__u32 pad;
+	/* of the tree's write of dirty pages, the bytes of pages another
+	 * dirtied (by the inode's count: settle_dirty) still to count, as
+	 * other's, before its own */
+	__u32 other_left;
 };
 
 /* tree_inodes' value: the bytes of the inode's pages the tree dirtied and

@@ -174,6 +174,20 @@ PY
 	judge "$1" "many"
 }
 
+# A page's bytes are whoever dirtied it, whoever writes them: 32 MiB a
+# process outside the tree dirtied, which the tree's sync(2) writes, are
+# the other's; a file both dirtied, 8 MiB each, which the tree fsyncs, is
+# half its own sync, half the other's
+sync_others() {
+	dd if=/dev/zero of="$WORK/mnt/theirs" bs=1M count=32 status=none || return 1
+	episode syncother false sync && judge syncother sync_other
+}
+fsync_shared() {
+	dd if=/dev/zero of="$WORK/mnt/shared" bs=1M count=8 status=none || return 1
+	episode fsyncshared false dd if=/dev/zero of="$WORK/mnt/shared" bs=1M count=8 seek=8 conv=notrunc,fsync \
+		status=none && judge fsyncshared fsync_shared
+}
+
 if setup >"$WORK/setup.out" 2>&1; then
 	check block_io_names_every_cause_of_the_trees_bytes every_cause
 	check block_io_dirty_bytes_is_what_the_tree_left_unwritten left_dirty
@@ -184,12 +198,15 @@ if setup >"$WORK/setup.out" 2>&1; then
 	check block_io_follows_20000_dirty_files_to_their_writeback many_files many
 	IOPSAMPLE_TEST_TREE_INODES=8192 check block_io_takes_written_inodes_out_of_a_full_table many_files pruned 1000
 	IOPSAMPLE_TEST_TREE_INODES=4096 check block_io_says_what_a_full_table_of_dirty_inodes_refused many_files full
+	check block_io_the_trees_sync_of_anothers_pages_is_the_others sync_others
+	check block_io_the_trees_fsync_of_a_shared_file_is_its_own_bytes fsync_shared
 else
 	for t in names_every_cause_of_the_trees_bytes dirty_bytes_is_what_the_tree_left_unwritten \
 		puts_a_writer_outside_the_tree_in_other places_every_byte_of_an_8_process_loader \
 		counts_write_zeroes_and_discards_as_diskstats counts_the_trees_swapping_as_swap \
 		follows_20000_dirty_files_to_their_writeback takes_written_inodes_out_of_a_full_table \
-		says_what_a_full_table_of_dirty_inodes_refused; do
+		says_what_a_full_table_of_dirty_inodes_refused the_trees_sync_of_anothers_pages_is_the_others \
+		the_trees_fsync_of_a_shared_file_is_its_own_bytes; do
 		fail "block_io_$t" "$(tail -n 2 "$WORK/setup.out" | tr '\n' ' ')"
 	done
 fi

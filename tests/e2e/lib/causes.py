@@ -199,4 +199,16 @@ def judge(ep, what, n, did_path):
                 expect(fl["refused"] == 0 and fl["inodes"] > 16384, "flush_dirty: %s, %d files" % (fl, files))
             ledger(ep)
         said += "; %d files: tree_inodes %s" % (files, ti)
+    elif what in ("sync_other", "fsync_shared"):
+        # the other dirtied 32 MiB (sync_other) or 8 MiB of the shared file
+        # before the episode; the tree dirtied nothing, or the file's other 8
+        mine = 0 if what == "sync_other" else 8 << 20
+        theirs = 32 << 20 if what == "sync_other" else 8 << 20
+        tree_w = ep.total("block_io", "write_bytes")
+        other_w = ep.total("block_io", "other_write_bytes")
+        expect(tree_w == mine and got["sync"][1] == mine, "the tree's writes %d (sync %d), it dirtied %d" % (
+            tree_w, got["sync"][1], mine))
+        expect(other_w >= theirs, "other_write_bytes %d, the other dirtied %d" % (other_w, theirs))
+        ledger(ep)
+        said += "; other %d KiB" % (other_w >> 10)
     return "%s: causes (KiB read/written) %s; unattributed %.3f %% of all_*" % (what, said, 100 * unplaced)
