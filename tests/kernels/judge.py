@@ -441,7 +441,8 @@ def check_smb():
     over the episode the change of /proc/fs/cifs/Stats' share from just
     before the run to just after (nothing else used it): its requests,
     bytes read and Reads exactly; the bytes read at least phasework's
-    (cache=none). 5.10 has no ksmbd."""
+    (no oplocks or leases: the client caches nothing). 5.10 has no ksmbd,
+    6.1's oopses."""
     serve = os.path.join(out, "smb.serve.err")
     if os.path.exists(os.path.join(out, "smb.serve.rc")):
         why = open(serve).read().strip()[-300:] if os.path.exists(serve) else "?"
