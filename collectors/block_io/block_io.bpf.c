@@ -353,11 +353,15 @@ static __always_inline __u32 settle_dirty(struct inode *inode, __u32 bytes)
 	struct tree_inode *ti = bpf_map_lookup_elem(&tree_inodes, &key);
 	if (!ti)
 		return 0;
-	__s64 dirty = ti->dirty;
-	if (dirty <= 0)
+	/* taken whole, what was not there given back: two writers of one
+	 * inode at once (an fsync and the flusher) settle each its share */
+	__s64 dirty = __sync_fetch_and_add(&ti->dirty, -(__s64)bytes);
+	__s64 settled = dirty <= 0 ? 0 : dirty < bytes ? dirty : bytes;
+	if (settled < bytes)
+		__sync_fetch_and_add(&ti->dirty, (__s64)bytes - settled);
+	if (!settled)
 		return 0;
-	__s64 settled = dirty < bytes ? dirty : bytes;
-	__sync_fetch_and_add(&ti->dirty, -settled);
+	ti->settled_ns = bpf_ktime_get_ns();
 	__sync_fetch_and_add(&tree_dirty_bytes, -settled);
 	if (ti->bdev)
 		__sync_fetch_and_add(&tree_dirty_bdev_bytes, -settled);
@@ -554,6 +558,7 @@ int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mappin
 		}
 	}
 	__sync_fetch_and_add(&ti->dirty, bytes);
+	ti->settled_ns = bpf_ktime_get_ns(); /* touched: not taken out for a while */
 	__sync_fetch_and_add(&tree_dirty_bytes, bytes);
 	if (bdev_cache)
 		__sync_fetch_and_add(&tree_dirty_bdev_bytes, bytes);

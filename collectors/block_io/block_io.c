@@ -128,6 +128,7 @@ struct block_io {
 	json_t *flushed;        /* the manifest's flush_dirty */
 	json_t *inodes;         /* the manifest's tree_inodes */
 	__s64 prune_at;         /* tree_inodes_n that has prune_inodes run */
+	int64_t prune_retry_ns; /* or from this time, still half full */
 	bool prune_refused;     /* the kernel takes no entry out with its value */
 	char partial_why[320];  /* the programs the kernel refused, or "" */
 };
@@ -524,57 +525,76 @@ static void refuse_dirty(struct block_io *b, const struct tree_inode *ti)
 		__atomic_fetch_sub(&bss->tree_dirty_bdev_bytes, ti->dirty, __ATOMIC_RELAXED);
 }
 
+/* An inode whose dirt changed this recently stays in tree_inodes: a
+ * program that found it an instant before adds to the entry it holds, and
+ * an entry taken out meanwhile would lose that (a program runs for
+ * microseconds; 100 ms is far past it). */
+#define PRUNE_IDLE_NS (100 * 1000 * 1000)
+
 /* Takes out of tree_inodes the inodes whose pages the tree dirtied have
- * all been written (or dropped), once it is half full (the other half
- * room for what the tree dirties until the next tick): so an episode may write any number of files, as many at once as
- * the map holds. Each is taken with its value at that instant (one
- * system call: Linux 5.14), so pages dirtied again since it was looked
- * at go back in with it. A kernel that cannot (5.10) keeps every inode,
- * its size the bound, said in the manifest. */
+ * all been written (or dropped) and have not changed for PRUNE_IDLE_NS,
+ * once it is half full (the other half room for what the tree dirties
+ * until the next tick): so an episode may write any number of files, as
+ * many at once as the map holds. One walk finds them, then each is taken
+ * with its value at that instant (one system call: Linux 5.14), so pages
+ * dirtied again since it was looked at go back in with it. A kernel that
+ * cannot (5.10) keeps every inode, its size the bound, said in the
+ * manifest. */
 static void prune_inodes(struct block_io *b)
 {
-	enum { BATCH = 256 };
 	struct block_io_bpf__bss *bss = b->skel->bss;
 	__s64 n = __atomic_load_n(&bss->tree_inodes_n, __ATOMIC_RELAXED);
-	if (b->prune_refused || n < b->prune_at)
+	if (b->prune_refused || (n < b->prune_at && !(b->prune_retry_ns && clock_mono_ns() >= b->prune_retry_ns &&
+						      n >= json_integer_value(json_object_get(b->inodes, "size")) / 2)))
 		return;
+	b->prune_retry_ns = 0;
 	int fd = bpf_map__fd(b->skel->maps.tree_inodes);
-	__u64 keys[BATCH], key = 0, next;
-	json_int_t taken = 0;
-	for (size_t got = BATCH; got == BATCH && !b->prune_refused;) {
-		got = 0;
-		for (int i = 0; got < BATCH && bpf_map_get_next_key(fd, i ? &key : NULL, &next) == 0; i++) {
-			struct tree_inode ti;
-			key = next;
-			if (bpf_map_lookup_elem(fd, &key, &ti) == 0 && ti.dirty <= 0)
-				keys[got++] = key;
+	__u64 key = 0, next, now = (__u64)clock_mono_ns();
+	__u64 *keys = NULL;
+	size_t got = 0, cap = 0;
+	for (int i = 0; bpf_map_get_next_key(fd, i ? &key : NULL, &next) == 0; i++) {
+		struct tree_inode ti;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &ti) < 0 || ti.dirty > 0 || now - ti.settled_ns < PRUNE_IDLE_NS)
+			continue;
+		if (got == cap) {
+			size_t c = cap ? 2 * cap : 1024;
+			__u64 *k = reallocarray(keys, c, sizeof(*k));
+			if (!k)
+				break; /* what was found is taken; the rest next time */
+			keys = k;
+			cap = c;
 		}
-		for (size_t k = 0; k < got; k++) {
-			struct tree_inode ti;
-			if (bpf_map_lookup_and_delete_elem(fd, &keys[k], &ti) < 0) {
-				if (errno != ENOENT) {
-					b->prune_refused = true;
-					json_object_set_new(b->inodes, "pruned_error", json_string(strerror(errno)));
-					break;
-				}
-				continue;
-			}
-			__atomic_fetch_sub(&bss->tree_inodes_n, 1, __ATOMIC_RELAXED);
-			taken++;
-			if (ti.dirty <= 0)
-				continue;
-			if (bpf_map_update_elem(fd, &keys[k], &ti, BPF_NOEXIST) == 0)
-				__atomic_fetch_add(&bss->tree_inodes_n, 1, __ATOMIC_RELAXED);
-			else
-				refuse_dirty(b, &ti); /* dirtied again meanwhile, and a new entry made */
-		}
+		keys[got++] = key;
 	}
+	json_int_t taken = 0;
+	for (size_t k = 0; k < got; k++) {
+		struct tree_inode ti;
+		if (bpf_map_lookup_and_delete_elem(fd, &keys[k], &ti) < 0) {
+			if (errno == ENOENT)
+				continue;
+			b->prune_refused = true;
+			json_object_set_new(b->inodes, "pruned_error", json_string(strerror(errno)));
+			break;
+		}
+		__atomic_fetch_sub(&bss->tree_inodes_n, 1, __ATOMIC_RELAXED);
+		taken++;
+		if (ti.dirty <= 0)
+			continue;
+		if (bpf_map_update_elem(fd, &keys[k], &ti, BPF_NOEXIST) == 0)
+			__atomic_fetch_add(&bss->tree_inodes_n, 1, __ATOMIC_RELAXED);
+		else
+			refuse_dirty(b, &ti); /* dirtied again meanwhile, and a new entry made */
+	}
+	free(keys);
 	json_int_t size = json_integer_value(json_object_get(b->inodes, "size"));
 	json_object_set_new(b->inodes, "pruned",
 			    json_integer(json_integer_value(json_object_get(b->inodes, "pruned")) + taken));
 	n = __atomic_load_n(&bss->tree_inodes_n, __ATOMIC_RELAXED);
-	/* again when it has grown by an eighth more */
+	/* again when it has grown by an eighth more, or, still half full,
+	 * once those too young now may be taken */
 	b->prune_at = n + size / 8 > size / 2 ? n + size / 8 : size / 2;
+	b->prune_retry_ns = (int64_t)now + PRUNE_IDLE_NS;
 }
 
 /* The manifest's tree_inodes, as they stand. */

@@ -113,6 +113,7 @@ struct tree_inode {
 	__u32 generation;
 	__u8 bdev; /* a block device's own cache: dev is the device */
 	__u8 pad[7];
+	__u64 settled_ns; /* when its dirt last changed (bpf_ktime_get_ns) */
 };
 
 /* other_comms' key and value: bytes of bios queued outside the tree by
