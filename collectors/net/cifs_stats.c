@@ -33,6 +33,15 @@ static bool is_alpha(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
+/* A count the kernel prints with %d (an atomic_t): past 2^31 it reads
+ * negative; taken as the unsigned 32 bits it is, so a row's change,
+ * modulo 2^32, stays right (cifs_share_delta). */
+static uint64_t count32(const char *p, char **after)
+{
+	long long v = strtoll(p, after, 10);
+	return (uint64_t)(uint32_t)v;
+}
+
 static struct cifs_op *op_named(struct cifs_share *sh, const char *name, size_t len)
 {
 	for (size_t i = 0; i < sh->nop; i++)
@@ -61,9 +70,9 @@ static void op_line(struct cifs_share *sh, const char *line, const char *end)
 	size_t len = (size_t)(p - line);
 	const char *num = p + 2 + strspn(p + 2, " ");
 	char *after;
-	if (!is_digit(*num))
+	if (!is_digit(*num) && !(*num == '-' && is_digit(num[1])))
 		return;
-	uint64_t calls = strtoull(num, &after, 10);
+	uint64_t calls = count32(num, &after);
 	bool smb1_bytes = starts(after, " Bytes: ");
 	if (!(after == end || starts(after, " total ") || starts(after, " sent ") || smb1_bytes))
 		return;
@@ -83,7 +92,7 @@ static void share_line(struct cifs_share *sh, const char *line, const char *end)
 {
 	static const char bytes[] = "Bytes read: ", written[] = "Bytes written: ";
 	if (starts(line, "SMBs: ")) {
-		sh->smbs = strtoull(line + 6, NULL, 10);
+		sh->smbs = count32(line + 6, NULL);
 	} else if (starts(line, bytes)) {
 		char *after;
 		sh->read_bytes = strtoull(line + sizeof(bytes) - 1, &after, 10);
@@ -146,15 +155,16 @@ bool cifs_stats_share(const struct cifs_stats *s, const char *tree, struct cifs_
 		if (strcmp(sh->tree, tree))
 			continue;
 		found = true;
+		out->tcons++;
 		out->disconnected |= sh->disconnected;
-		out->smbs += sh->smbs;
+		out->smbs = (uint32_t)(out->smbs + sh->smbs);
 		out->have_bytes &= sh->have_bytes;
 		out->read_bytes += sh->read_bytes;
 		out->write_bytes += sh->write_bytes;
 		for (size_t k = 0; k < sh->nop; k++) {
 			struct cifs_op *o = op_named(out, sh->op[k].name, strlen(sh->op[k].name));
 			if (o)
-				o->calls += sh->op[k].calls;
+				o->calls = (uint32_t)(o->calls + sh->op[k].calls);
 		}
 	}
 	out->have_bytes &= found;

@@ -43,6 +43,7 @@ struct cifs_share {
 	uint64_t read_bytes, write_bytes;
 	struct cifs_op op[CIFS_OPS_MAX];
 	size_t nop;
+	unsigned tcons; /* the share connections summed (cifs_stats_share) */
 };
 
 struct cifs_stats {
@@ -55,7 +56,9 @@ void cifs_stats_free(struct cifs_stats *s);
 /* Parses text (the whole file) into s, replacing what it held: 0, or
  * -ENOMEM. */
 int cifs_stats_parse(struct cifs_stats *s, const char *text);
-/* The shares named tree, summed, into *out: false when there is none. */
+/* The shares named tree, summed, into *out (how many in out->tcons):
+ * false when there is none. The requests and calls are counts the kernel
+ * keeps in 32 bits (%d): each here is those 32 bits. */
 bool cifs_stats_share(const struct cifs_stats *s, const char *tree, struct cifs_share *out);
 /* The share connection name ("\\server\share") of a cifs mount's source
  * as mountinfo shows it ("//server/share/prefix"; 5.10's raw device, with

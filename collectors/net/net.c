@@ -348,7 +348,7 @@ static int grow(void **a, size_t n, size_t *cap, size_t size)
 
 static void null_because(struct net *p, const char *point, const char *field, const char *why)
 {
-	char key[320];
+	char key[600];
 	snprintf(key, sizeof(key), "by_mount.%s.%s", point, field);
 	json_object_set_new(p->nulls, key, json_string(why));
 }
@@ -457,7 +457,7 @@ static void mount_option(const char *opts, const char *name, char *out, size_t c
 static int read_smb(struct net *p, struct errbuf *why);
 
 /* An SMB mount found in mountinfo (cifs, smb3): followed as add_nfs, its
- * operations those its share has in CIFS_STATS when it is found. */
+ * calls those its share lists in CIFS_STATS (fill_smb adds them). */
 static int add_smb(struct net *p, const struct wait_mount *wm, struct errbuf *why)
 {
 	char tree[256];
@@ -491,12 +491,6 @@ static int add_smb(struct net *p, const struct wait_mount *wm, struct errbuf *wh
 	int r = read_smb(p, why);
 	if (r < 0)
 		return r;
-	char field[300];
-	for (size_t k = 0; m->have_now && k < m->now.nop; k++) {
-		json_object_set_new(m->by_op, m->now.op[k].name, json_object());
-		snprintf(field, sizeof(field), "by_op.%s.rtt_ns", m->now.op[k].name);
-		null_because(p, wm->point, field, "an SMB mount's: " CIFS_STATS " keeps no time by share");
-	}
 	m->prev = m->now;
 	m->have_prev = m->have_now;
 	const char *missing = p->cifs_fd < 0 ? "null: " CIFS_STATS " cannot be read"
@@ -756,25 +750,54 @@ static void fill_fuse(struct fuse_mount *f)
 		close(fd);
 }
 
-/* An SMB mount's share: its requests, bytes and calls since the last row
- * (its counts zeroed by a write to CIFS_STATS: the row's are from zero) */
-static void fill_smb(struct smb_mount *m)
+static const struct cifs_op *smb_op(const struct cifs_share *sh, const char *name)
 {
-	bool known = m->have_prev && m->have_now, bytes = known && m->now.have_bytes && m->prev.have_bytes;
-	jsonl_cell_int(m->obj, "ops", known, (json_int_t)delta(m->prev.smbs, m->now.smbs));
-	jsonl_cell_int(m->obj, "read_bytes", bytes, (json_int_t)delta(m->prev.read_bytes, m->now.read_bytes));
-	jsonl_cell_int(m->obj, "write_bytes", bytes, (json_int_t)delta(m->prev.write_bytes, m->now.write_bytes));
+	for (size_t k = 0; k < sh->nop; k++)
+		if (!strcmp(sh->op[k].name, name))
+			return &sh->op[k];
+	return NULL;
+}
+
+/* Whether a share's counts went back since the last reading: zeroed (a
+ * write to CIFS_STATS), a connection of its name gone (a multiuser
+ * mount's idle one), or a count past its 32 bits. */
+static bool smb_went_back(const struct cifs_share *prev, const struct cifs_share *now)
+{
+	if (prev->tcons != now->tcons || now->smbs < prev->smbs || now->read_bytes < prev->read_bytes ||
+	    now->write_bytes < prev->write_bytes)
+		return true;
+	for (size_t k = 0; k < now->nop; k++) {
+		const struct cifs_op *o = smb_op(prev, now->op[k].name);
+		if (o && now->op[k].calls < o->calls)
+			return true;
+	}
+	return false;
+}
+
+/* An SMB mount's share: its requests, bytes and calls since the last row;
+ * null in a row whose reading lacks the share or whose counts went back
+ * (the next row counts from this reading). A call first listed now is in
+ * by_op from this row, null in it. */
+static void fill_smb(struct net *p, struct smb_mount *m)
+{
+	bool known = m->have_prev && m->have_now && !smb_went_back(&m->prev, &m->now);
+	bool bytes = known && m->now.have_bytes && m->prev.have_bytes;
+	jsonl_cell_int(m->obj, "ops", known, (json_int_t)(m->now.smbs - m->prev.smbs));
+	jsonl_cell_int(m->obj, "read_bytes", bytes, (json_int_t)(m->now.read_bytes - m->prev.read_bytes));
+	jsonl_cell_int(m->obj, "write_bytes", bytes, (json_int_t)(m->now.write_bytes - m->prev.write_bytes));
+	for (size_t k = 0; m->have_now && k < m->now.nop; k++)
+		if (!json_object_get(m->by_op, m->now.op[k].name) && json_name(m->now.op[k].name)) {
+			char field[300];
+			json_object_set_new(m->by_op, m->now.op[k].name, json_object());
+			snprintf(field, sizeof(field), "by_op.%s.rtt_ns", m->now.op[k].name);
+			null_because(p, m->life.point, field, "an SMB mount's: " CIFS_STATS " keeps no time by share");
+		}
 	const char *key;
 	json_t *cell;
 	json_object_foreach(m->by_op, key, cell) {
-		const struct cifs_op *now = NULL, *prev = NULL;
-		for (size_t k = 0; known && k < m->now.nop; k++)
-			if (!strcmp(m->now.op[k].name, key))
-				now = &m->now.op[k];
-		for (size_t k = 0; now && k < m->prev.nop; k++)
-			if (!strcmp(m->prev.op[k].name, key))
-				prev = &m->prev.op[k];
-		jsonl_cell_int(cell, "ops", now != NULL, now ? (json_int_t)delta(prev ? prev->calls : 0, now->calls) : 0);
+		const struct cifs_op *now = known ? smb_op(&m->now, key) : NULL;
+		const struct cifs_op *prev = now ? smb_op(&m->prev, key) : NULL;
+		jsonl_cell_int(cell, "ops", prev != NULL, prev ? (json_int_t)(now->calls - prev->calls) : 0);
 		jsonl_cell_int(cell, "rtt_ns", false, 0);
 	}
 }
@@ -804,7 +827,7 @@ static void fill_row(struct net *p)
 			fill_fuse(&p->fuse[i]);
 	for (size_t i = 0; i < p->nsmb; i++)
 		if (in_row(p, &p->smb[i].life, p->smb[i].obj))
-			fill_smb(&p->smb[i]);
+			fill_smb(p, &p->smb[i]);
 }
 
 /* What this tick read becomes the baseline of the next. */

@@ -103,6 +103,7 @@ TEST(smb3_shares_of_two_servers_with_the_command_table)
 	EXPECT_EQ(sum.write_bytes, 65556);
 	EXPECT_EQ(calls(&sum, "Reads"), 17);
 	EXPECT_EQ(calls(&sum, "Writes"), 1);
+	EXPECT_EQ(sum.tcons, 2);
 	EXPECT(!cifs_stats_share(&s, "\\\\10.0.0.1\\Data", &sum)); /* as the kernel compares: exactly */
 	cifs_stats_free(&s);
 }
@@ -121,6 +122,19 @@ TEST(linux_6_12_says_since_when)
 	/* parsed again: what it held is replaced */
 	EXPECT_EQ(cifs_stats_parse(&s, header), 0);
 	EXPECT_EQ(s.n, 0);
+	cifs_stats_free(&s);
+}
+
+TEST(a_count_past_2_31_is_its_32_bits)
+{
+	/* the kernel prints an atomic_t with %d */
+	const char text[] = "1) \\\\s\\x\nSMBs: -2147483646\nReads: -1 total 0 failed\n";
+	struct cifs_stats s;
+	cifs_stats_init(&s);
+	EXPECT_EQ(cifs_stats_parse(&s, text), 0);
+	EXPECT_EQ(s.n, 1);
+	EXPECT_EQ(s.share[0].smbs, 2147483650u);
+	EXPECT_EQ(calls(&s.share[0], "Reads"), 4294967295u);
 	cifs_stats_free(&s);
 }
 
