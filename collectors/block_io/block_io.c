@@ -102,6 +102,8 @@ static const char *const hist_names[2][2] = {
 	{"read_latency_hist", "write_latency_hist"},
 };
 
+#define UNSEEN_TICKS 64
+
 struct block_io {
 	struct block_io_bpf *skel;
 	struct ebpf_tree tree;
@@ -113,9 +115,15 @@ struct block_io {
 	json_int_t rows;       /* rows sampled: the next row's seq */
 	int64_t quiet_since;   /* the devices idle since (0: not idle) */
 	uint64_t completed;    /* their requests completed, then */
-	/* each request-based device's completions no program saw, at most,
-	 * when ends were last inferred (completions_unseen) */
-	int64_t unseen[BLK_MAX_DEVICES];
+	/* each request-based device's completions no program saw, at most
+	 * (completions_unseen, the program read first), when the source
+	 * opened and at each of the last UNSEEN_TICKS ticks, oldest first
+	 * from unseen_next */
+	struct unseen_at {
+		int64_t ns;
+		int64_t v[BLK_MAX_DEVICES];
+	} unseen_open, unseen[UNSEEN_TICKS];
+	size_t unseen_next, unseen_n;
 	char blkio_dir[512];   /* the episode's own v1 blkio cgroup, or "" */
 	json_t *manifest;      /* the source's entry: slots_deferred */
 	json_t *inferred;      /* its ends_inferred */
@@ -607,6 +615,8 @@ static void note_inodes(struct block_io *b)
 			    json_integer((json_int_t)__atomic_load_n(&bss->dirty_refused_bytes, __ATOMIC_RELAXED)));
 }
 
+static void note_unseen(struct block_io *b);
+
 static int bio_sample(void *state, struct errbuf *why)
 {
 	struct block_io *b = state;
@@ -615,6 +625,7 @@ static int bio_sample(void *state, struct errbuf *why)
 		return r;
 	prune_inodes(b);
 	note_inodes(b);
+	note_unseen(b);
 	const struct bio_slot *now = counts(b);
 	__u64 total[BIO_COUNTERS] = {0};
 	for (size_t d = 0; d < b->devs.n; d++)
@@ -783,7 +794,11 @@ static bool devices_quiet(struct block_io *b)
  * does). The kernel traces a completion (where the program counts it)
  * before it accounts it in the stat, so one under way is in neither:
  * read stat first, the difference is never above the completions unseen;
- * read the program first, never below. A device whose stat cannot be
+ * read the program first, it is above them but by the completions traced
+ * and not yet accounted as it read (a few microseconds' worth; requests
+ * the stat does not count, as with queue/iostats 0, or counts and the
+ * program does not, secure erase, zone append, move it). A device whose
+ * stat cannot be
  * read, or that is bio-based (dm, md: the program counts no request of
  * theirs), reads INT64_MAX. */
 static void completions_unseen(struct block_io *b, bool stat_first, int64_t *out)
@@ -806,16 +821,44 @@ static void completions_unseen(struct block_io *b, bool stat_first, int64_t *out
 	}
 }
 
+/* At most how many completions of device d no program had seen when a
+ * bio was issued at ns: the last reading at or before it (a completion
+ * missed after that reading and before the issue counts too: one tick at
+ * most), the open's for one older than the ring. */
+static int64_t unseen_before(const struct block_io *b, __u64 ns, size_t d)
+{
+	const struct unseen_at *best = &b->unseen_open;
+	for (size_t i = 0; i < b->unseen_n; i++) {
+		const struct unseen_at *u = &b->unseen[(b->unseen_next + UNSEEN_TICKS - b->unseen_n + i) % UNSEEN_TICKS];
+		if ((__u64)u->ns > ns)
+			break;
+		best = u;
+	}
+	return best->v[d];
+}
+
+/* This tick's reading, into the ring. */
+static void note_unseen(struct block_io *b)
+{
+	struct unseen_at *u = &b->unseen[b->unseen_next];
+	u->ns = clock_mono_ns();
+	completions_unseen(b, false, u->v);
+	b->unseen_next = (b->unseen_next + 1) % UNSEEN_TICKS;
+	if (b->unseen_n < UNSEEN_TICKS)
+		b->unseen_n++;
+}
+
 /* Whether a bio of the tree has surely ended once its devices are quiet
- * (unseen: completions_unseen's, stat first). sysfs's in_flight counts
+ * (unseen: completions_unseen's now, stat first). sysfs's in_flight counts
  * only requests a driver has started, so a bio that no issued request
  * holds yet may still wait (at the throttle, in the I/O scheduler)
  * however idle the device looks. Nor is an issued one's end certain: a
  * request leaves in_flight as its driver completes it, before the kernel
  * traces that (virtio-blk batches completions, and a softirq or another
  * CPU may run them): it has ended unseen only if its device completed
- * requests no program saw since ends were last inferred. A bio-based
- * device (dm, md) issues no request: its in_flight counts its bios. */
+ * requests no program saw since the tick before it was issued
+ * (note_unseen). A bio-based device (dm, md) issues no request: its
+ * in_flight counts its bios. */
 static bool surely_ended(const struct block_io *b, const struct bio_entry *tb, const int64_t *unseen)
 {
 	if (tb->held)
@@ -826,7 +869,7 @@ static bool surely_ended(const struct block_io *b, const struct bio_entry *tb, c
 		return true;
 	bool missed = false;
 	for (int k = 0; k < 2; k++)
-		missed |= tb->dev[k] < b->devs.n && unseen[tb->dev[k]] > b->unseen[tb->dev[k]];
+		missed |= tb->dev[k] < b->devs.n && unseen[tb->dev[k]] > unseen_before(b, tb->issue_ns, tb->dev[k]);
 	if (tb->issue_ns)
 		return missed;
 	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
@@ -917,7 +960,6 @@ static void infer_ends(struct block_io *b)
 		if (n < BATCH)
 			break;
 	}
-	completions_unseen(b, false, b->unseen);
 }
 
 /* Bytes the episode's v1 throttle took in for the selected devices' disks
@@ -1029,7 +1071,8 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 		return r;
 	}
 	b->prev = *counts(b);
-	completions_unseen(b, false, b->unseen);
+	b->unseen_open.ns = clock_mono_ns();
+	completions_unseen(b, false, b->unseen_open.v);
 	add_fields(b, row);
 	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
 	b->inferred = json_pack("{s:i,s:[]}", "bios", 0, "rows");
