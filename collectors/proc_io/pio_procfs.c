@@ -70,6 +70,8 @@ struct proc_io {
 	size_t m_cap;
 	struct pidmap at; /* pid -> index in m */
 	int *chain;       /* scratch: a chain of parents being placed */
+	pid_t *order;     /* the members as order_members queued them last */
+	size_t order_n, order_cap;
 	size_t *count;    /* scratch: members per depth */
 
 };
@@ -248,7 +250,19 @@ static int list_members(struct proc_io *p)
 static int order_members(struct proc_io *p)
 {
 	int r = list_members(p);
-	if (r < 0 || (r = grow_members(p, p->listed.n)) < 0)
+	if (r < 0)
+		return r;
+	/* no pid handed out since, and the last tick's processes were the
+	 * ones before it, each where it was: the same members, the same
+	 * parents, the same order */
+	if (!p->listed_now && p->tree.was_steady && p->order_n) {
+		for (size_t i = 0; i < p->order_n; i++)
+			if ((r = pid_list_add(&p->queue, p->order[i])) < 0)
+				return r;
+		return 0;
+	}
+	p->order_n = 0;
+	if ((r = grow_members(p, p->listed.n)) < 0)
 		return r;
 	pidmap_clear(&p->at);
 	size_t n = 0;
@@ -292,6 +306,15 @@ static int order_members(struct proc_io *p)
 			return r;
 	for (size_t i = 0; i < n; i++)
 		p->queue.v[base + p->count[p->m[i].depth]++] = p->m[i].pid;
+	if (n > p->order_cap) {
+		pid_t *o = reallocarray(p->order, n, sizeof(*o));
+		if (!o)
+			return 0; /* not kept: computed again next time */
+		p->order = o;
+		p->order_cap = n;
+	}
+	memcpy(p->order, p->queue.v + base, n * sizeof(*p->order));
+	p->order_n = n;
 	return 0;
 }
 
@@ -377,6 +400,7 @@ static void procfs_close(void *state)
 	pid_list_free(&p->listed);
 	free(p->m);
 	free(p->chain);
+	free(p->order);
 	free(p->count);
 	pidmap_free(&p->at);
 	free(p->obs);

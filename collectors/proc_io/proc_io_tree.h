@@ -60,6 +60,12 @@ struct pio_tree {
 	/* pass scratch: indexes of the pass's observations sorted by pid */
 	size_t *order;
 	size_t order_cap;
+	/* each observation's entry in t, as the last commit had them: a tick
+	 * that observes the same processes in the same order (steady) is
+	 * summed in one pass, nothing sorted */
+	size_t *at;
+	size_t at_cap, at_n;
+	bool was_steady; /* the last commit found its tick steady */
 };
 
 void pio_tree_init(struct pio_tree *t, pid_t root, bool keeper);
@@ -67,7 +73,8 @@ void pio_tree_free(struct pio_tree *t);
 
 void pio_tick_begin(struct pio_tree *t);
 /* 1 when obs is a settled snapshot, 0 when the tree should be scanned again,
- * -ENOMEM when memory runs out. */
+ * -ENOMEM when memory runs out. obs as the last commit's (the same
+ * processes, in the same order, none being reaped) is settled at once. */
 int pio_tick_pass(struct pio_tree *t, const struct pio_obs *obs, size_t n);
 /* Takes obs (the tick's last pass) as the new state. delta gets the change of
  * the tree's total since the last commit; nprocs the live (not zombie)

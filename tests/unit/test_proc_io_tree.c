@@ -360,3 +360,37 @@ TEST(every_field_is_carried_apart)
 		EXPECT_EQ(delta[f], (f + 1) * 1000 + 7);
 	pio_tree_free(&t);
 }
+
+/* A tick that observes the tracked processes again, in their order, is
+ * summed at once; one in another order, with one more, or one fewer, goes
+ * the whole way: the rows are the same either way. */
+TEST(a_steady_tick_counts_as_the_whole_way)
+{
+	unsigned n;
+	start(K, true);
+	tick();
+	see(K, 0, 'S', 0), see(R, K, 'S', 0), see(C, R, 'S', 0);
+	settled_commit(NULL);
+	for (int i = 1; i <= 3; i++) { /* steady */
+		tick();
+		see(K, 0, 'S', 0), see(R, K, 'S', 10 * i), see(C, R, 'S', 100 * i);
+		EXPECT_EQ(settled_commit(&n), 110);
+		EXPECT_EQ(n, 2);
+	}
+	tick(); /* the same, read in another order */
+	see(K, 0, 'S', 0), see(C, R, 'S', 400), see(R, K, 'S', 40);
+	EXPECT_EQ(settled_commit(&n), 110);
+	tick(); /* and steady in that order */
+	see(K, 0, 'S', 0), see(C, R, 'S', 500), see(R, K, 'S', 50);
+	EXPECT_EQ(settled_commit(&n), 110);
+	tick(); /* a new child */
+	see(K, 0, 'S', 0), see(C, R, 'S', 600), see(R, K, 'S', 60), see(G, C, 'S', 7);
+	EXPECT_EQ(settled_commit(&n), 117);
+	EXPECT_EQ(n, 3);
+	tick(); /* G's pid reused at once by another process, same place */
+	see(K, 0, 'S', 0), see(C, R, 'S', 600), see(R, K, 'S', 60), see_at(G, C, 99999, 'S', 3);
+	EXPECT_EQ(pass(), 0); /* the first G vanished: its reaper C read before? */
+	next_pass();
+	see(K, 0, 'S', 0), see(C, R, 'S', 600 + 7), see(R, K, 'S', 60), see_at(G, C, 99999, 'S', 3);
+	EXPECT_EQ(settled_commit(&n), 3); /* G's 7 in C's now: once */
+}
