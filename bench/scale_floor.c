@@ -176,20 +176,34 @@ static void proc_setup(pid_t root, const char *procs)
 	}
 }
 
+/* The seven counters of an io file ("rchar: 123" a line), added to a sum
+ * the compiler must keep: the floor parses what the sampler parses. */
+static volatile uint64_t io_sum;
+static void parse_io(ssize_t len)
+{
+	if (len <= 0)
+		return;
+	buf[len < 511 ? len : 511] = '\0';
+	uint64_t sum = 0;
+	for (char *p = buf; (p = strchr(p, ':'));)
+		sum += strtoull(p + 1, &p, 10);
+	io_sum += sum;
+}
+
 static void proc_tick(void)
 {
 	if (pread(loadavg_fd, buf, 128, 0) <= 0)
 		die("loadavg");
 	for (size_t i = 0; i < nio; i++) { /* one gone since (ESRCH) costs its read too */
 		if (io[i] >= 0) {
-			(void)!pread(io[i], buf, 512, 0);
+			parse_io(pread(io[i], buf, 512, 0));
 			continue;
 		}
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/io", (int)io_pid[i]);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			(void)!pread(fd, buf, 512, 0);
+			parse_io(pread(fd, buf, 512, 0));
 			close(fd);
 		}
 	}
