@@ -43,20 +43,6 @@ static const char smb2_share[] = "Bytes read: 1048576  Bytes written: 65536\n"
 				 "SetInfos: 0 total 0 failed\n"
 				 "OplockBreaks: 0 sent 0 failed";
 
-static char *fixture(const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/fixtures/proc/%s", getenv("TESTS") ? getenv("TESTS") : "tests", name);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	static char buf[65536];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
 static uint64_t calls(const struct cifs_share *sh, const char *name)
 {
 	for (size_t i = 0; i < sh->nop; i++)
@@ -186,7 +172,7 @@ TEST(a_mount_s_source_names_its_share)
 
 TEST(linux_6_12_s_own_file)
 {
-	const char *text = fixture("cifs-stats-6.12-smb3");
+	const char *text = test_fixture("cifs-stats-6.12-smb3");
 	EXPECT(text != NULL);
 	if (!text)
 		return;

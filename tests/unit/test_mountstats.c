@@ -11,23 +11,9 @@
 #include "net/mountstats.h"
 #include "testing.h"
 
-static char *fixture(const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/fixtures/proc/%s", getenv("TESTS") ? getenv("TESTS") : "tests", name);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	static char buf[65536];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
 TEST(an_nfs4_mount_s_bytes_and_operations)
 {
-	const char *text = fixture("mountstats-6.1-nfs4");
+	const char *text = test_fixture("mountstats-6.1-nfs4");
 	EXPECT(text != NULL);
 	if (!text)
 		return;
@@ -64,7 +50,7 @@ TEST(an_nfs4_mount_s_bytes_and_operations)
 
 TEST(linux_5_10_prints_the_same_block)
 {
-	const char *text = fixture("mountstats-5.10-nfs4");
+	const char *text = test_fixture("mountstats-5.10-nfs4");
 	EXPECT(text != NULL);
 	if (!text)
 		return;

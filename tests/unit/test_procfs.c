@@ -12,20 +12,10 @@
 #include "procfs_files.h"
 #include "testing.h"
 
-static const char *fixture(const char *name)
-{
-	static char buf[4096];
-	char path[512];
-	snprintf(path, sizeof(path), "%s/fixtures/proc/%s", getenv("TESTS") ? getenv("TESTS") : "tests", name);
-	if (procfs_read(path, buf, sizeof(buf)) < 0)
-		FAILF("cannot read fixture %s", path);
-	return buf;
-}
-
 TEST(io_every_field)
 {
 	struct proc_io_counters c;
-	EXPECT_EQ(procfs_parse_io(fixture("io-full"), &c), 0);
+	EXPECT_EQ(procfs_parse_io(test_fixture("io-full"), &c), 0);
 	EXPECT_EQ(c.v[IO_RCHAR], 6976);
 	EXPECT_EQ(c.v[IO_WCHAR], 12);
 	EXPECT_EQ(c.v[IO_SYSCR], 10);
@@ -41,7 +31,7 @@ TEST(io_without_block_accounting_marks_fields_absent)
 	/* a kernel with TASK_XACCT but not TASK_IO_ACCOUNTING has no byte
 	 * counters: those must read as absent (null), never as 0 */
 	struct proc_io_counters c;
-	EXPECT_EQ(procfs_parse_io(fixture("io-no-block-accounting"), &c), 0);
+	EXPECT_EQ(procfs_parse_io(test_fixture("io-no-block-accounting"), &c), 0);
 	EXPECT_EQ(c.v[IO_RCHAR], 323);
 	EXPECT_EQ(c.present, (1u << IO_RCHAR) | (1u << IO_WCHAR) | (1u << IO_SYSCR) | (1u << IO_SYSCW));
 }
@@ -49,7 +39,7 @@ TEST(io_without_block_accounting_marks_fields_absent)
 TEST(io_full_64_bit_range)
 {
 	struct proc_io_counters c;
-	EXPECT_EQ(procfs_parse_io(fixture("io-max"), &c), 0);
+	EXPECT_EQ(procfs_parse_io(test_fixture("io-max"), &c), 0);
 	EXPECT(c.v[IO_RCHAR] == UINT64_MAX);
 }
 
@@ -64,7 +54,7 @@ TEST(io_rejects_garbage)
 TEST(stat_with_parentheses_in_comm)
 {
 	struct proc_stat st;
-	EXPECT_EQ(procfs_parse_stat(fixture("stat-odd-comm"), &st), 0);
+	EXPECT_EQ(procfs_parse_stat(test_fixture("stat-odd-comm"), &st), 0);
 	EXPECT_EQ(st.state, 'S');
 	EXPECT_EQ(st.ppid, 17);
 	EXPECT_EQ(st.pgrp, 4242);
@@ -77,7 +67,7 @@ TEST(stat_with_parentheses_in_comm)
 TEST(stat_zombie)
 {
 	struct proc_stat st;
-	EXPECT_EQ(procfs_parse_stat(fixture("stat-zombie"), &st), 0);
+	EXPECT_EQ(procfs_parse_stat(test_fixture("stat-zombie"), &st), 0);
 	EXPECT_EQ(st.state, 'Z');
 	EXPECT_EQ(st.ppid, 1);
 	EXPECT(st.flags & PROCFS_PF_EXITING); /* a zombie keeps it */

@@ -55,6 +55,23 @@ test_fail_(const char *file, int line, const char *fmt, ...)
 
 #define FAILF(...) test_fail_(__FILE__, __LINE__, __VA_ARGS__)
 
+/* The text of tests/fixtures/proc/NAME (under $TESTS when it is set), in
+ * the harness's buffer, which the next call reuses; a test that cannot
+ * read it fails there. */
+static __attribute__((unused)) const char *test_fixture(const char *name)
+{
+	static char buf[65536];
+	char path[512];
+	snprintf(path, sizeof(path), "%s/fixtures/proc/%s", getenv("TESTS") ? getenv("TESTS") : "tests", name);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		FAILF("cannot read fixture %s", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
 #define EXPECT(cond)                                      \
 	do {                                              \
 		if (!(cond))                              \
