@@ -331,6 +331,13 @@ static struct fuse_mount *find_fuse(struct net *p, const char *point)
 	return NULL;
 }
 
+/* Whether a mount of any kind is followed at point: one mounted over
+ * another there is not followed too (the first stays). */
+static bool followed(struct net *p, const char *point)
+{
+	return find_nfs(p, point) || find_fuse(p, point) || find_smb(p, point);
+}
+
 /* Room for one more in an array of n of cap: 0 or -ENOMEM. */
 static int grow(void **a, size_t n, size_t *cap, size_t size)
 {
@@ -358,7 +365,7 @@ static void null_because(struct net *p, const char *point, const char *field, co
  * manifest's mounts and ratios. 0, or -ENOMEM with why. */
 static int add_nfs(struct net *p, const struct ms_mount *m, struct errbuf *why)
 {
-	if (find_fuse(p, m->point))
+	if (followed(p, m->point))
 		return 0; /* mounted twice on one point: the first */
 	char server[256], export[256];
 	server_export(m->device, server, sizeof(server), export, sizeof(export));
@@ -405,7 +412,7 @@ static int add_nfs(struct net *p, const struct ms_mount *m, struct errbuf *why)
 static int add_fuse(struct net *p, struct wait_fds *fds, size_t i, struct errbuf *why)
 {
 	const struct wait_mount *wm = &fds->mount[i];
-	if (find_nfs(p, wm->point))
+	if (followed(p, wm->point))
 		return 0;
 	if (strlen(wm->point) >= sizeof(p->fuse->life.point) || !json_name(wm->point) || !json_name(wm->fstype)) {
 		warn(p, "a FUSE mount whose point is not UTF-8, or longer than 255 bytes, is not read");
@@ -461,7 +468,7 @@ static int read_smb(struct net *p, struct errbuf *why);
 static int add_smb(struct net *p, const struct wait_mount *wm, struct errbuf *why)
 {
 	char tree[256];
-	if (find_nfs(p, wm->point) || find_fuse(p, wm->point))
+	if (followed(p, wm->point))
 		return 0;
 	if (strlen(wm->point) >= sizeof(p->smb->life.point) || !json_name(wm->point) ||
 	    !cifs_tree_of_source(wm->source, tree, sizeof(tree)) || !json_name(tree)) {

@@ -39,15 +39,23 @@ static int tracked_by_pid(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* Room for n in *a of *cap: 0 or -ENOMEM. */
+static int reserve(size_t **a, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	size_t *b = reallocarray(*a, n, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	*a = b;
+	*cap = n;
+	return 0;
+}
+
 static int index_obs(struct pio_tree *t, const struct pio_obs *obs, size_t n)
 {
-	if (n > t->order_cap) {
-		size_t *o = reallocarray(t->order, n, sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		t->order = o;
-		t->order_cap = n;
-	}
+	if (reserve(&t->order, &t->order_cap, n) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		t->order[i] = i;
 	if (n > 1) /* qsort's array may not be NULL, even when empty */
@@ -258,13 +266,8 @@ int pio_tick_commit(struct pio_tree *t, const struct pio_obs *obs, size_t n,
 	/* where each observation's entry is now, for a steady tick next */
 	t->at_n = 0;
 	t->was_steady = false;
-	if (n > t->at_cap) {
-		size_t *a = reallocarray(t->at, n, sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		t->at = a;
-		t->at_cap = n;
-	}
+	if (reserve(&t->at, &t->at_cap, n) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < n && t->at_n == i; i++) {
 		const struct pio_tracked *e = find_tracked(t, t->n, obs[i].pid, obs[i].start);
 		if (e)
