@@ -172,6 +172,25 @@ static bool have_waits(const struct verdict_in *in)
 	return !isnan(in->waits[VW_RUNNING]);
 }
 
+/* The tree's reclaim and compaction in the window, thread time on a CPU.
+ * taskstats counts each when it ends (delayacct_freepages_end): a reclaim
+ * of a third of a second lands whole in the window it ended in and in
+ * none of those it ran through, which then read as the CPU's (the kernel
+ * matrix's swapread on 6.12: three windows of 0 freepages and 110 ms in
+ * the kernel each, then 334 ms in a window of 100). The cgroup's own
+ * memory pressure counts a stall as it goes; its "some" is wall time
+ * that a thread of the tree stalled on memory, of which the page waits
+ * are one part and reclaim, on a CPU in the kernel, another: where the
+ * cgroup's pressure and CPU times are read, that rest, to the tree's time
+ * in the kernel (a sleep over memory.high, in the pressure too, is no CPU
+ * time: high_sleep takes what is left). Elsewhere the delays. */
+static double live_reclaim(const struct verdict_in *in, double page_wait, double counted)
+{
+	if (isnan(in->memory_some_ns) || isnan(in->system_ns) || isnan(in->freepages_ns))
+		return counted;
+	return max2(counted, min2(max2(0, in->memory_some_ns - page_wait), in->system_ns));
+}
+
 static void host_time(const struct verdict_in *in, struct host_time *h)
 {
 	double W = in->window_ns;
@@ -224,7 +243,7 @@ static void host_time(const struct verdict_in *in, struct host_time *h)
 	 * rest of its time in the kernel is paging's too, in the share of its
 	 * waits for I/O that were for pages (a reader's system calls beside
 	 * the paging are the disk's work, not paging's) */
-	h->page_cpu = fp + cmp;
+	h->page_cpu = live_reclaim(in, h->page_wait, fp + cmp);
 	double kernel = h->page_cpu;
 	if (h->page_wait + h->page_cpu >= PAGING_MIN * W && !isnan(in->system_ns)) {
 		double pages = h->page_wait + h->disk > 0 ? h->page_wait / (h->page_wait + h->disk) : 1;
