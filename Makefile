@@ -52,14 +52,15 @@ DEB_TOOLS := debhelper dh-python pybuild-plugin-pyproject python3-all python3-wh
 # verdict's training loop on this CPU, tests/workloads/torch_phases.py),
 # fusepy (tests/e2e/lib/slowfuse.py: a FUSE daemon that answers slowly, for
 # the waits), iproute2's tc (netem in the kernel matrix's NFS guest), nfs-common's
-# mountstats (nfsiostat's figures of the guest's NFS mount: the net source's judge), and
+# mountstats (nfsiostat's figures of the guest's NFS mount: the net source's judge),
+# dmsetup (the kernel matrix's dm-linear; its mdadm is fetched: tests/e2e/kernels.sh), and
 # make deb's tools (the package built offline, lintian), and what Darshan's
 # source release builds with (tests/darshan/build: the access pattern's judge)
 TEST_PACKAGES := python3 python3-jsonschema python3-pandas zstd procps linux-perf valgrind \
 	libclang-rt-14-dev chromium json-schema-test-suite e2fsprogs fio python3-distributed python3-zstandard \
 	qemu-system-x86 busybox-static cpio xz-utils libfuse3-dev strace liburing-dev man-db bpftrace \
 	python3-pytest python3-ipython python3-ipykernel python3-nbclient python3-nbformat python3-matplotlib \
-	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 python3-fusepy iproute2 nfs-common libnl-genl-3-200 libglib2.0-0 \
+	python3-venv python3-wheel-whl python3-torch autoconf automake libtool zlib1g-dev stress-ng sqlite3 python3-fusepy iproute2 nfs-common libnl-genl-3-200 libglib2.0-0 dmsetup \
 	$(DEB_TOOLS)
 
 # Evaluated when a recipe runs, after the packages are installed.

@@ -25,6 +25,18 @@
  *   block_split        a bio split in two: the part split off counts with
  *                      the bio's owner and cause.
  *
+ * Stacked devices (dm, md). A bio the tree submits to dm-0 is queued
+ * there, and dm queues a clone of it to the device below (dm-linear's one,
+ * raid1's mirrors), from the tree's task or from its own thread. The
+ * clone shares the bio's page vector (bi_io_vec): a bio queued to a
+ * selected stacked device is remembered by it too (upper_vecs), and a bio
+ * queued with a vector found there is a clone, the stacked bio's owner and
+ * cause, counted on its own device's entry only (lower: in no cause, no
+ * histogram; the sampler leaves that device out of the totals). A
+ * bio-based device completes no request: its everyone's counts (all_*)
+ * are its bios', as its /proc/diskstats line counts them, at
+ * block_bio_complete.
+ *
  * Issue and completion run in whatever context the driver uses (a kworker,
  * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826).
  *
@@ -72,6 +84,10 @@ const volatile __u8 bio_throttled_bit = BIO_NO_FLAG;
 __u64 episode_cgroups[2];
 /* the kernel's page size, set by the sampler */
 const volatile __u32 page_size = 4096;
+/* Set at open: bit i, selected device i is stacked on others (dm, md,
+ * with slaves); is bio-based (no requests: dm, md, zram). */
+__u64 stacked_devs;
+__u64 bio_based_devs;
 
 /* The kernel's dev_t of each selected device to its index, set by the
  * sampler before it attaches. */
@@ -93,6 +109,17 @@ struct {
 	__type(key, __u64);
 	__type(value, struct bio_entry);
 } bios SEC(".maps");
+
+/* The page vectors of bios in flight on selected stacked devices (struct
+ * bio_vec *), what their clones below are (see "Stacked devices") */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, BIOS_MAX);
+	__type(key, __u64);
+	__type(value, struct upper_bio);
+} upper_vecs SEC(".maps");
+__s64 upper_inflight;
 
 /* Inodes whose pages the tree dirtied (struct inode *), with the bytes of
  * them still dirty: a write of their pages is the tree's, whoever submits
@@ -207,6 +234,17 @@ static __always_inline bool selected_read(struct block_device *bdev, __u8 dev[2]
 
 static int bio_end(struct bio_entry *tb, __u64 now, bool seen, bool rest);
 
+/* Whether a device of dev (an I/O's, its disk's) is in mask. */
+static __always_inline bool dev_in(__u64 mask, const __u8 dev[2])
+{
+	return (dev[0] < BIO_DEVICES && mask >> dev[0] & 1) || (dev[1] < BIO_DEVICES && mask >> dev[1] & 1);
+}
+
+static __always_inline bool stacked(const __u8 dev[2])
+{
+	return dev_in(stacked_devs, dev);
+}
+
 /* The entry at key, taken out: the caller counts it, as no one else will. */
 static __always_inline bool take(__u64 key, struct bio_entry *out)
 {
@@ -219,6 +257,8 @@ static __always_inline bool take(__u64 key, struct bio_entry *out)
 	__sync_fetch_and_add(&bios_inflight, -1);
 	if (out->owner == OWNER_TREE)
 		__sync_fetch_and_add(&tree_bios_inflight, -1);
+	if (out->upper && bpf_map_delete_elem(&upper_vecs, &out->vec) == 0)
+		__sync_fetch_and_add(&upper_inflight, -1);
 	return true;
 }
 
@@ -311,9 +351,21 @@ static __always_inline void first_page(struct bio *bio, struct bio_page *p)
 	p->flags = 0;
 	p->bdev = false;
 	p->swapcache = false;
-	if (!bio->bi_vcnt)
+	/* the entry the bio's iterator is at: a clone's vector is its
+	 * original's (bi_vcnt 0), and a split's may start further in */
+	struct bio_vec *vec = bio->bi_io_vec;
+	if (!vec || !bio->bi_iter.bi_size)
 		return;
-	struct page *page = bio->bi_io_vec->bv_page; /* typed loads: no helper call */
+	__u32 idx = bio->bi_iter.bi_idx;
+	struct page *page;
+	if (!idx) {
+		page = vec->bv_page; /* typed loads: no helper call */
+	} else {
+		/* the vector's address as a number (the verifier allows no
+		 * variable offset on a typed pointer) */
+		__u64 at = (__u64)BPF_CORE_READ(bio, bi_io_vec) + (__u64)idx * bpf_core_type_size(struct bio_vec);
+		page = BPF_CORE_READ((struct bio_vec *)at, bv_page);
+	}
 	if (!page)
 		return;
 	/* compound_head shares its word with a list's pointer, and mapping's low
@@ -458,8 +510,20 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 		tb.kind = TB_NONE;
 	if (tb.kind == TB_NONE && !tb.flush)
 		return 0; /* write-zeroes, secure erase, zone commands: unattributed */
-	bool in_tree = held || tree_has_current() || throttled_for_episode(bio, cgroup);
 	bool write = tb.kind == TB_WRITE;
+	__u64 vec = (__u64)bio->bi_io_vec;
+	struct upper_bio *up = upper_inflight > 0 && vec ? bpf_map_lookup_elem(&upper_vecs, &vec) : 0;
+	if (up && (tb.kind == TB_READ || write)) {
+		/* a clone of a stacked device's bio: its owner's and cause */
+		tb.owner = up->owner;
+		tb.cause = up->cause;
+		tb.other_left = up->other_left < tb.bytes ? up->other_left : tb.bytes;
+		tb.lower = 1;
+		tb.queue_ns = bpf_ktime_get_ns();
+		remember(key, &tb);
+		return 0;
+	}
+	bool in_tree = held || tree_has_current() || throttled_for_episode(bio, cgroup);
 	struct bio_page page = {};
 	if (tb.kind == TB_READ || write)
 		first_page(bio, &page);
@@ -486,7 +550,18 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 			count_other_comm(tb.bytes, write);
 	}
 	tb.queue_ns = bpf_ktime_get_ns(); /* a held bio's latency starts here too */
+	if (vec && (tb.kind == TB_READ || write) && stacked(tb.dev)) {
+		struct upper_bio u = {.owner = tb.owner, .cause = tb.cause, .other_left = tb.other_left};
+		if (bpf_map_update_elem(&upper_vecs, &vec, &u, BPF_NOEXIST) == 0) {
+			__sync_fetch_and_add(&upper_inflight, 1);
+			tb.upper = 1;
+			tb.vec = vec;
+		}
+	}
 	remember(key, &tb);
+	if (tb.upper && !(bpf_map_lookup_elem(&bios, &key))) /* not remembered: nothing takes it out */
+		if (bpf_map_delete_elem(&upper_vecs, &vec) == 0)
+			__sync_fetch_and_add(&upper_inflight, -1);
 	return 0;
 }
 
@@ -510,6 +585,7 @@ int BPF_PROG(iops_bio_split, struct bio *split, unsigned int new_sector)
 	part.held = 0;
 	part.done = 0;
 	part.split_off = 0;
+	part.upper = 0; /* the bio's vector is the bio's to let go */
 	part.bytes = split->bi_iter.bi_size;
 	/* another's share of the bio goes with its first bytes */
 	part.other_left = p->other_left < part.bytes ? p->other_left : part.bytes;
@@ -625,7 +701,7 @@ static __always_inline void count_bytes(struct bio_slot *s, struct bio_entry *tb
 		add_dev(s, tb->dev[k], write ? BIO_WRITE_BYTES : BIO_READ_BYTES, bytes - others);
 	}
 	__u32 cause = tb->cause;
-	if (tb->owner == OWNER_TREE && cause < BIO_CAUSES)
+	if (tb->owner == OWNER_TREE && cause < BIO_CAUSES && !tb->lower)
 		EBPF_SLOT_ADD(&s->cause[cause][write ? CC_WRITE_BYTES : CC_READ_BYTES], bytes - others);
 }
 
@@ -660,7 +736,9 @@ static int bio_end(struct bio_entry *tb, __u64 now, bool seen, bool rest)
 		if (tb->flush)
 			add_dev(s, d, BIO_FLUSH_OPS, 1);
 	}
-	if (tb->kind == TB_READ || tb->kind == TB_WRITE) {
+	if (tb->lower) {
+		/* the stacked device's bio counts once, cause and size */
+	} else if (tb->kind == TB_READ || tb->kind == TB_WRITE) {
 		__u32 dir = tb->kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
 		__u32 cause = tb->cause;
 		if (cause < BIO_CAUSES)
@@ -695,20 +773,60 @@ static __always_inline int bio_done(__u64 key, __u64 now)
  * an RWF_NOWAIT write) on a queue with no request free ends at once with
  * BLK_STS_AGAIN, and its submitter submits its bytes again in another bio.
  * It moved nothing: it is dropped, not counted, so each byte counts once. */
+/* Everyone's counts of a bio-based device's bio that ended (tb: as
+ * queued; 0: queued before the program, its bytes unattributed), as its
+ * /proc/diskstats line counts them: an op and the bio's bytes. */
+static __always_inline void count_bio_based(struct bio *bio, const struct bio_entry *tb)
+{
+	__u8 dev[2];
+	if (tb) {
+		dev[0] = tb->dev[0], dev[1] = tb->dev[1];
+	} else if (!selected(bio->bi_bdev, dev)) {
+		return;
+	}
+	if (!dev_in(bio_based_devs, dev))
+		return;
+	__u32 op = bio->bi_opf & KERNEL_REQ_OP_MASK;
+	__u32 bytes = tb ? tb->bytes - tb->split_off : bio->bi_iter.bi_size;
+	enum bio_counter ops, all, unplaced;
+	if (op == KERNEL_REQ_OP_READ) {
+		ops = BIO_ALL_READ_OPS, all = BIO_ALL_READ_BYTES, unplaced = BIO_UNATTRIBUTED_READ_BYTES;
+	} else if (op == KERNEL_REQ_OP_WRITE && bytes) {
+		ops = BIO_ALL_WRITE_OPS, all = BIO_ALL_WRITE_BYTES, unplaced = BIO_UNATTRIBUTED_WRITE_BYTES;
+	} else if (op == KERNEL_REQ_OP_DISCARD) {
+		ops = BIO_ALL_DISCARD_OPS, all = BIO_ALL_DISCARD_BYTES, unplaced = BIO_COUNTERS;
+	} else {
+		return;
+	}
+	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
+	if (!s)
+		return;
+	EBPF_SLOT_ENTER(&s->seq);
+	for (int k = 0; k < 2; k++) {
+		if (!(dev[k] < BIO_DEVICES && bio_based_devs >> dev[k] & 1))
+			continue;
+		add_dev(s, dev[k], ops, 1); /* a part split off too: md's accounting starts each */
+		add_dev(s, dev[k], all, bytes);
+		if (!tb && unplaced < BIO_COUNTERS)
+			add_dev(s, dev[k], unplaced, bytes);
+	}
+	EBPF_SLOT_LEAVE(&s->seq);
+}
+
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(iops_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	if (bios_inflight <= 0)
-		return 0;
 	struct bio_entry tb;
-	if (!take((__u64)bio, &tb))
-		return 0;
+	bool known = bios_inflight > 0 && take((__u64)bio, &tb);
 	if (bio->bi_status == KERNEL_BLK_STS_AGAIN) {
-		if (tb.owner == OWNER_TREE)
+		if (known && tb.owner == OWNER_TREE)
 			__sync_fetch_and_add(&bios_would_block, 1);
 		return 0;
 	}
-	bio_end(&tb, bpf_ktime_get_ns(), true, true);
+	if (known)
+		bio_end(&tb, bpf_ktime_get_ns(), true, true);
+	if (bio_based_devs)
+		count_bio_based(bio, known ? &tb : 0);
 	return 0;
 }
 

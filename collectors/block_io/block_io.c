@@ -436,10 +436,15 @@ static void bio_close(void *state)
 	free(b);
 }
 
-/* The kernel's dev_t (major << 20 | minor) of every selected device. */
+/* The kernel's dev_t (major << 20 | minor) of every selected device, and
+ * which are stacked on others and which bio-based. */
 static int tell_devices(struct block_io *b, struct errbuf *why)
 {
 	for (size_t i = 0; i < b->devs.n; i++) {
+		if (b->devs.dev[i].n_below)
+			b->skel->bss->stacked_devs |= 1ull << i;
+		if (!b->devs.dev[i].request_based)
+			b->skel->bss->bio_based_devs |= 1ull << i;
 		__u32 dev = (__u32)b->devs.dev[i].major << 20 | b->devs.dev[i].minor;
 		__u8 index = (__u8)i;
 		if (bpf_map__update_elem(b->skel->maps.bio_devices, &dev, sizeof(dev), &index,
@@ -888,7 +893,7 @@ static void count_bytes_extra(struct block_io *b, const struct bio_entry *tb, __
 			b->extra.dev[tb->dev[k]][write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES] += others;
 			b->extra.dev[tb->dev[k]][write ? BIO_WRITE_BYTES : BIO_READ_BYTES] += bytes - others;
 		}
-	if (tree && tb->cause < BIO_CAUSES)
+	if (tree && tb->cause < BIO_CAUSES && !tb->lower)
 		b->extra.cause[tb->cause][write ? CC_WRITE_BYTES : CC_READ_BYTES] += bytes - others;
 }
 
@@ -904,6 +909,8 @@ static void count_inferred(struct block_io *b, int fd, __u64 key)
 	__atomic_fetch_sub(&b->skel->bss->bios_inflight, 1, __ATOMIC_RELAXED);
 	if (tb.owner == OWNER_TREE)
 		__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
+	if (tb.upper && bpf_map__delete_elem(b->skel->maps.upper_vecs, &tb.vec, sizeof(tb.vec), 0) == 0)
+		__atomic_fetch_sub(&b->skel->bss->upper_inflight, 1, __ATOMIC_RELAXED);
 	if (tb.bytes > tb.done + tb.split_off)
 		count_bytes_extra(b, &tb, tb.bytes - tb.done - tb.split_off);
 	if (tb.owner != OWNER_TREE || tb.split)
@@ -923,7 +930,9 @@ static void count_inferred(struct block_io *b, int fd, __u64 key)
 		if (tb.flush)
 			dev[BIO_FLUSH_OPS]++;
 	}
-	if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
+	if (tb.lower) {
+		/* the stacked device's bio counts once, cause and size */
+	} else if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
 		int dir = tb.kind == TB_WRITE ? BIO_DIR_WRITE : BIO_DIR_READ;
 		if (tb.cause < BIO_CAUSES)
 			b->extra.cause[tb.cause][dir == BIO_DIR_WRITE ? CC_WRITE_OPS : CC_READ_OPS]++;

@@ -101,6 +101,23 @@ struct bio_entry {
 	 * dirtied (by the inode's count: settle_dirty) still to count, as
 	 * other's, before its own */
 	__u32 other_left;
+	/* a clone of a stacked device's bio (dm, md) on a device below it:
+	 * its bytes and ops count on that device's entry alone, in no cause
+	 * or histogram (the stacked device's bio counts there) */
+	__u8 lower;
+	/* a bio of a stacked device whose page vector its clones are known
+	 * by (upper_vecs[vec]): taken out with it */
+	__u8 upper;
+	__u8 pad[2];
+	__u64 vec; /* struct bio_vec *, with upper */
+};
+
+/* upper_vecs' value: what a stacked device's bio tells its clones */
+struct upper_bio {
+	__u8 owner;
+	__u8 cause;
+	__u8 pad[2];
+	__u32 other_left;
 };
 
 /* tree_inodes' value: the bytes of the inode's pages the tree dirtied and

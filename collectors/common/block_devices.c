@@ -61,6 +61,32 @@ static int name_of_numbers(const char *sysfs, const char *spec, char name[BLK_NA
 	return 0;
 }
 
+/* The devices below name (its slaves/ folder: dm's and md's members, at
+ * any depth) into dev->below, breadth first, as many as it holds. */
+static void find_below(const char *sysfs, const char *name, struct blk_dev *dev)
+{
+	char path[PATH_MAX];
+	for (size_t at = 0;; at++) {
+		snprintf(path, sizeof(path), "%s/class/block/%s/slaves", sysfs, name);
+		struct dirent **names;
+		int n = scandir(path, &names, NULL, alphasort);
+		for (int i = 0; i < n; i++) {
+			const char *s = names[i]->d_name;
+			bool known = false;
+			for (size_t k = 0; k < dev->n_below; k++)
+				known |= !strcmp(dev->below[k], s);
+			if (s[0] != '.' && plain_name(s) && !known && dev->n_below < BLK_BELOW_MAX)
+				copy_name(dev->below[dev->n_below++], s);
+			free(names[i]);
+		}
+		if (n >= 0)
+			free(names);
+		if (at >= dev->n_below)
+			return;
+		name = dev->below[at];
+	}
+}
+
 /* Fills dev from /sys/class/block/<name>: its numbers, and its disk when
  * it is a partition (the folder that holds the partition's folder). */
 static int resolve(const char *sysfs, const char *name, struct blk_dev *dev)
@@ -77,6 +103,7 @@ static int resolve(const char *sysfs, const char *name, struct blk_dev *dev)
 	dev->disk_major = dev->major, dev->disk_minor = dev->minor;
 	snprintf(path, sizeof(path), "%s/class/block/%s/mq", sysfs, name);
 	dev->request_based = access(path, F_OK) == 0;
+	find_below(sysfs, name, dev);
 	snprintf(path, sizeof(path), "%s/class/block/%s/partition", sysfs, name);
 	if (access(path, F_OK) < 0)
 		return 0;
@@ -99,14 +126,32 @@ static int resolve(const char *sysfs, const char *name, struct blk_dev *dev)
 	return r;
 }
 
-/* A partition is counted in the totals only while its disk is not. */
+/* Whether device j is stacked on the device named name. */
+static bool holds(const struct blk_dev *j, const char *name)
+{
+	for (size_t k = 0; k < j->n_below; k++)
+		if (!strcmp(j->below[k], name))
+			return true;
+	return false;
+}
+
+/* A partition is counted in the totals only while its disk is not; a
+ * device below a selected stacked device, never (under: the topmost). */
 static void settle_totals(struct blk_devices *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
-		d->dev[i].in_totals = true;
-		for (size_t j = 0; j < d->n && d->dev[i].disk[0]; j++)
-			if (!strcmp(d->dev[j].name, d->dev[i].disk))
-				d->dev[i].in_totals = false;
+		struct blk_dev *dev = &d->dev[i];
+		dev->in_totals = true;
+		dev->under[0] = '\0';
+		for (size_t j = 0; j < d->n; j++) {
+			if (dev->disk[0] && !strcmp(d->dev[j].name, dev->disk))
+				dev->in_totals = false;
+			if (j != i && holds(&d->dev[j], dev->name) &&
+			    (!dev->under[0] || holds(&d->dev[j], dev->under))) {
+				dev->in_totals = false;
+				copy_name(dev->under, d->dev[j].name);
+			}
+		}
 	}
 }
 
@@ -214,8 +259,11 @@ json_t *blk_devices_json(const struct blk_devices *d)
 	for (size_t i = 0; i < d->n; i++) {
 		char numbers[24];
 		snprintf(numbers, sizeof(numbers), "%u:%u", d->dev[i].major, d->dev[i].minor);
-		json_array_append_new(list, json_pack("{s:s, s:s, s:b}", "name", d->dev[i].name, "dev",
-						      numbers, "in_totals", d->dev[i].in_totals));
+		json_t *one = json_pack("{s:s, s:s, s:b}", "name", d->dev[i].name, "dev", numbers,
+					"in_totals", d->dev[i].in_totals);
+		if (d->dev[i].under[0])
+			json_object_set_new(one, "under", json_string(d->dev[i].under));
+		json_array_append_new(list, one);
 	}
 	return list;
 }

@@ -6,7 +6,9 @@
  * in /sys/block whose size is not 0 when the episode starts (an unbound
  * loop device is no disk). A disk counts its partitions; a partition named
  * alone counts alone; a partition whose disk is selected too keeps its own
- * entry but is not counted twice in the totals.
+ * entry but is not counted twice in the totals. Nor is a device below a
+ * selected stacked device (dm, md: one its slaves/ names, at any depth):
+ * the bytes the upper device moved are its lower devices' too.
  *
  * Every function reads the sysfs tree under a root ("/sys" in iopsample,
  * a made-up tree in the unit tests). */
@@ -23,12 +25,18 @@
 
 #define BLK_MAX_DEVICES 64
 #define BLK_NAME_MAX 32
+/* The devices below a stacked one (its slaves, theirs, ...) it keeps. */
+#define BLK_BELOW_MAX 8
 
 struct blk_dev {
 	char name[BLK_NAME_MAX]; /* as /sys/class/block names it */
 	unsigned major, minor;
 	char disk[BLK_NAME_MAX]; /* a partition's whole disk; "" for a disk */
-	bool in_totals;          /* false: a partition whose disk is selected too */
+	bool in_totals;          /* false: a partition whose disk is selected too, or a
+				  * device below a selected stacked device */
+	char under[BLK_NAME_MAX]; /* that stacked device, the topmost selected; "" none */
+	size_t n_below;
+	char below[BLK_BELOW_MAX][BLK_NAME_MAX]; /* its slaves, at any depth (dm, md) */
 	bool request_based;      /* blk-mq (its disk has an mq directory): not dm, md */
 	unsigned disk_major, disk_minor; /* its disk's numbers (its own for a disk) */
 };
@@ -64,7 +72,8 @@ struct blk_activity {
 /* 0, or a negative errno when the file cannot be read or parsed. */
 int blk_device_activity(const char *sysfs, const struct blk_dev *dev, struct blk_activity *a);
 
-/* The manifest's list: [{"name", "dev": "major:minor", "in_totals"}]. */
+/* The manifest's list: [{"name", "dev": "major:minor", "in_totals"}, and
+ * "under" for a device below a selected stacked device]. */
 json_t *blk_devices_json(const struct blk_devices *d);
 /* A row's by_device: an empty object per device, by name; dev[i] is
  * device i's (owned by the returned object). */

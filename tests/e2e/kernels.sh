@@ -24,9 +24,11 @@ boot() {
 	"$KERNELS/initramfs" "$kdir" "$img.cpio.gz" "$WORKLOADS/blkwork" "$WORKLOADS/sysio" "$WORKLOADS/netio" \
 		"$WORKLOADS/metawork" "$WORKLOADS/patwork" "$WORKLOADS/darwork-static" "$WORKLOADS/phasework" "$WORKLOADS/cachework" \
 		"$(command -v fio)" "$(command -v tc)" ${KSMBD:+"$KSMBD/usr/sbin/ksmbd.mountd" "$KSMBD/usr/sbin/ksmbd.adduser"} \
+		"$(command -v dmsetup)" "$(command -v mke2fs)" ${MDADM:+"$MDADM/sbin/mdadm"} \
 		"$KERNELS"/*.yaml || { echo "initramfs"; return 1; }
 	truncate -s 64M "$img.disk" && truncate -s 32M "$img.out" && truncate -s 160M "$img.swap" &&
-		truncate -s 128M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" || return 1
+		truncate -s 128M "$img.fs" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img.fs" &&
+		truncate -s 64M "$img.e" && truncate -s 64M "$img.f" || return 1
 	# One host thread for both vCPUs: with a thread each, TCG lets a vCPU
 	# run code the other has just patched (a static key flipped as a
 	# tracepoint is attached), and the guest oopses on a stale int3 in
@@ -36,6 +38,7 @@ boot() {
 		-kernel "$kdir"/boot/vmlinuz-* -initrd "$img.cpio.gz" -append "console=ttyS0 quiet panic=-1" \
 		-drive "file=$img.disk,format=raw,if=virtio" -drive "file=$img.out,format=raw,if=virtio" \
 		-drive "file=$img.swap,format=raw,if=virtio" -drive "file=$img.fs,format=raw,if=virtio" \
+		-drive "file=$img.e,format=raw,if=virtio" -drive "file=$img.f,format=raw,if=virtio" \
 		</dev/null >"$img.console" 2>&1
 	mkdir -p "$img" && tar -xf "$img.out" -C "$img" 2>/dev/null && [ -s "$img/kernel" ] ||
 		{ echo "$line: the guest wrote nothing back: $(tail -c 600 "$img.console" | tr -d '\r')"; return 1; }
@@ -48,6 +51,12 @@ boot() {
 # connect fails. Without it the guests say so, and smb fails.
 KSMBD=$("$KERNELS/fetch" "$BUILD/kernels" bookworm-backports deb:ksmbd-tools 2>"$WORK/ksmbd.fetch") ||
 	{ KSMBD=; echo "fetching ksmbd-tools: $(tail -n 2 "$WORK/ksmbd.fetch")" >&2; }
+
+# mdadm for the stacked-md episode's raid1, Debian 12's own (not installed
+# here: it would start arrays and its monitor on this host); without it
+# stacked-md fails, saying so
+MDADM=$("$KERNELS/fetch" "$BUILD/kernels" bookworm deb:mdadm 2>"$WORK/mdadm.fetch") ||
+	{ MDADM=; echo "fetching mdadm: $(tail -n 2 "$WORK/mdadm.fetch")" >&2; }
 
 # metawork's static start-up, as strace -f -c counts it here: the same
 # binary makes the same calls in a guest
@@ -77,7 +86,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct direct-procfs sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader nfs nfs-late smb nulls; do
+		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader stacked-dm stacked-md nfs nfs-late smb nulls; do
 		if [ -n "$NO_DARSHAN" ] && [[ $what == darwork* ]]; then
 			no_judge "${line}_$what" "$NO_DARSHAN"
 			continue

@@ -542,6 +542,48 @@ def check_causes(name, what):
                        s.get("causes_partial", "every program loaded"))
 
 
+def check_stacked(name, top, below):
+    """block_io's causes on ext4 on a stacked device (dm-linear over vde,
+    md raid1 of vde and vdf), the top device and those below it selected:
+    the causes episode's sums, ledger and figures on the top, tree + other
+    + unattributed = all on every device, the totals the top's alone (no
+    byte twice), and the tree's bytes below what its bios on the top
+    moved: each mirror written whole, the reads somewhere below."""
+    stack = os.path.join(out, name + ".stack.err")
+    if os.path.exists(os.path.join(out, name + ".stack.rc")):
+        raise AssertionError("%s: the guest made no stack: %s" % (name, open(stack).read().strip()[-400:]))
+    ep = episode(name)
+    s = ep.manifest["sources"]["block_io"]
+    if not allowed("block_io"):
+        return declined("block_io", s["error"])
+    expect(s["status"] == "ok", "block_io: %s" % s["error"])
+    devs = {d["name"]: d for d in s["devices"]}
+    expect(devs[top]["in_totals"] and "under" not in devs[top], "manifest devices: %s" % s["devices"])
+    for b in below:
+        expect(not devs[b]["in_totals"] and devs[b].get("under") == top, "manifest devices: %s" % s["devices"])
+    said = causes.judge(ep, "every", 8 << 20, os.path.join(ep.dir, "target.stdout"))
+    fields = [f for f in ep.rows["block_io"][0]["by_device"][top]]
+    for r in ep.rows["block_io"]:
+        for f in fields:
+            expect(r[f] == r["by_device"][top][f], "block_io row %d: %s %d, %s's %d: a device below counted again" % (
+                r["seq"], f, r[f], top, r["by_device"][top][f]))
+    dev = lambda d, f: sum(r["by_device"][d][f] for r in ep.rows["block_io"])
+    # each device's reads as its /proc/diskstats line counts them: a
+    # bio-based device's bios (a part md split off, one each), a disk's
+    # requests (flush_dirty's writes come after diskstats' final row)
+    for d in devs:
+        ds = sum(r["by_device"][d]["read_ops"] for r in ep.rows["diskstats"])
+        expect(dev(d, "all_read_ops") == ds, "%s: all_read_ops %d, diskstats read_ops %d" % (d, dev(d, "all_read_ops"), ds))
+    mirrors = len(below)
+    wrote, read = dev(top, "write_bytes"), dev(top, "read_bytes")
+    low_w = [dev(b, "write_bytes") for b in below]
+    low_r = sum(dev(b, "read_bytes") for b in below)
+    expect(all(w == wrote for w in low_w), "the tree wrote %d to %s, %s below" % (wrote, top, low_w))
+    expect(low_r == read, "the tree read %d from %s, %d below" % (read, top, low_r))
+    return "%s: %s; below it %s: tree wrote %s KiB, read %d KiB (%d mirror%s)" % (
+        top, said, "+".join(below), "/".join(str(w >> 10) for w in low_w), low_r >> 10, mirrors, "s" if mirrors > 1 else "")
+
+
 def check_nulls():
     said = []
     for d in sorted(glob.glob(os.path.join(out, "episodes", "*"))):
@@ -570,5 +612,7 @@ checks = {"probe": check_probe, "direct": check_direct, "direct-procfs": check_d
           "causes": lambda: check_causes("causes", "every"),
           "causes-dirty": lambda: check_causes("causes-dirty", "dirty"),
           "causes-outside": lambda: check_causes("causes-outside", "outside:cachework"),
-          "causes-loader": lambda: check_causes("causes-loader", "loader")}
+          "causes-loader": lambda: check_causes("causes-loader", "loader"),
+          "stacked-dm": lambda: check_stacked("stacked-dm", "dm-0", ["vde"]),
+          "stacked-md": lambda: check_stacked("stacked-md", "md0", ["vde", "vdf"])}
 print(checks[what]())

@@ -206,3 +206,61 @@ TEST(the_real_sysfs_names_its_disks)
 	}
 }
 
+
+/* A stacked device's members, as sysfs links them: slaves/NAME to the
+ * member's folder. */
+static void slave(const char *upper, const char *lower)
+{
+	char p[256], t[256];
+	snprintf(p, sizeof(p), "devices/%s/slaves", upper);
+	struct stat st;
+	char full[512];
+	snprintf(full, sizeof(full), "%s/%s", root, p);
+	if (stat(full, &st) < 0)
+		dir(p);
+	snprintf(p, sizeof(p), "devices/%s/slaves/%s", upper, lower);
+	snprintf(t, sizeof(t), "../../%s", lower);
+	link_to(t, p);
+}
+
+TEST(a_device_below_a_selected_stacked_one_is_not_counted_twice)
+{
+	make_sysfs();
+	/* dm-1 (LVM) on md0 (raid1 of vdc and vdd); dm-0 (linear) on vdb */
+	disk("vdb", "254:16\n", "131072\n", NULL, NULL);
+	disk("vdc", "254:32\n", "131072\n", NULL, NULL);
+	disk("vdd", "254:48\n", "131072\n", NULL, NULL);
+	disk("dm-0", "253:0\n", "131072\n", NULL, NULL);
+	disk("md0", "9:0\n", "131000\n", NULL, NULL);
+	disk("dm-1", "253:1\n", "131000\n", NULL, NULL);
+	slave("dm-0", "vdb");
+	slave("md0", "vdc");
+	slave("md0", "vdd");
+	slave("dm-1", "md0");
+	struct blk_devices d = {0};
+	struct errbuf why;
+	EXPECT_EQ(blk_devices_add(&d, root, "vdc", &why), 0);
+	EXPECT(d.dev[0].in_totals); /* alone, it counts */
+	EXPECT_EQ(blk_devices_add(&d, root, "md0", &why), 0);
+	EXPECT(!d.dev[0].in_totals);
+	EXPECT_STR(d.dev[0].under, "md0");
+	EXPECT(d.dev[1].in_totals);
+	/* the topmost selected holds it, at any depth */
+	EXPECT_EQ(blk_devices_add(&d, root, "dm-1", &why), 0);
+	EXPECT_STR(d.dev[0].under, "dm-1");
+	EXPECT(!d.dev[1].in_totals);
+	EXPECT_STR(d.dev[1].under, "dm-1");
+	EXPECT(d.dev[2].in_totals);
+	EXPECT_EQ((int)d.dev[2].n_below, 3);
+	/* beside another stack, which counts apart */
+	EXPECT_EQ(blk_devices_add(&d, root, "dm-0", &why), 0);
+	EXPECT_EQ(blk_devices_add(&d, root, "vdb", &why), 0);
+	EXPECT(d.dev[3].in_totals);
+	EXPECT(!d.dev[4].in_totals);
+	EXPECT_STR(d.dev[4].under, "dm-0");
+	EXPECT_STR(d.dev[2].under, "");
+	json_t *list = blk_devices_json(&d);
+	EXPECT_STR(json_string_value(json_object_get(json_array_get(list, 4), "under")), "dm-0");
+	EXPECT(!json_object_get(json_array_get(list, 3), "under"));
+	json_decref(list);
+}

@@ -271,6 +271,7 @@ struct request_queue {
 
 struct bvec_iter {
 	unsigned int bi_size; /* bytes left */
+	unsigned int bi_idx;  /* the bio_vec it is at */
 } __attribute__((preserve_access_index));
 
 /* A bio's cgroup (CONFIG_BLK_CGROUP): blkg, its blkcg, whose css's cgroup
@@ -295,6 +296,8 @@ struct blkcg_gq {
 	struct blkcg *blkcg;
 } __attribute__((preserve_access_index));
 
+/* an element of a bio's page vector: step through one by the kernel's
+ * bpf_core_type_size(struct bio_vec), not this struct's */
 struct bio_vec {
 	struct page *bv_page;
 } __attribute__((preserve_access_index));
