@@ -299,6 +299,7 @@ def episode(build, work, name, spec, n, want_perf):
     return {"steady": mid[0], "with_open": m["cpu_ns"] / m["rows"], "floor": mid[1], "perf": ps,
             "rows": len(during), "missed": sum(max(0, round(r["interval_ns"] / INTERVAL_NS) - 1) for r in during),
             "widest": max(r["interval_ns"] for r in during), "stop": stop, "missed_all": m["missed_ticks"],
+            "wide": {x["seq"]: x for x in m.get("wide_rows", {"rows": []})["rows"]},
             "row_len": row_len, "expected": (end - begin) // INTERVAL_NS}
 
 
@@ -344,17 +345,25 @@ def perf_start():
 
 def print_scale(res, sources, sizes, bad):
     print("| source | processes | sampler per tick | floor (same reads) | sampler / floor "
-          "| with opening (cpu_ns / rows) | `perf stat -I 10` | rows of the steady 10 s | widest interval | the stop: rows, widest |")
+          "| with opening (cpu_ns / rows) | `perf stat -I 10` | rows of the steady 10 s | widest interval "
+          "| the stop: rows, widest, the manifest's why (its sampler busy) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for src in sources:
         for n in sizes:
             r = res[(n, src)]
             perf = next((res[(n, s)]["perf"] for s in sources if res[(n, s)]["perf"]), None)
             ratio = r["steady"] / r["floor"]
-            print("| %s | %d | %.0f µs | %.0f µs | %.2f× | %.0f µs | %s | %d, %d missed | %.1f ms | %d, %.1f ms |" % (
+            widest = max(r["stop"], key=lambda x: x["interval_ns"], default=None)
+            named = r["wide"].get(widest["seq"]) if widest else None
+            print("| %s | %d | %.0f µs | %.0f µs | %.2f× | %.0f µs | %s | %d, %d missed | %.1f ms | %d, %.1f ms, %s |" % (
                 src, n, r["steady"] / 1000, r["floor"] / 1000, ratio, r["with_open"] / 1000,
                 "%.0f µs" % (perf / 1000) if perf else "—", r["rows"], r["missed"], r["widest"] / 1e6,
-                len(r["stop"]), max((x["interval_ns"] for x in r["stop"]), default=0) / 1e6))
+                len(r["stop"]), widest["interval_ns"] / 1e6 if widest else 0,
+                "%s (%.1f ms)" % (named["why"], named["busy_ns"] / 1e6) if named else
+                "not wide" if widest and widest["interval_ns"] <= 3 * INTERVAL_NS else "NOT NAMED"))
+            if widest and widest["interval_ns"] > 3 * INTERVAL_NS and not named:
+                bad.append("%s at %d: the stop's row %d of %.1f ms is not in the manifest's wide_rows" % (
+                    src, n, widest["seq"], widest["interval_ns"] / 1e6))
             bpf = split(src)[1] == "bpf"
             limit = 1.15 if src == "proc_io:procfs" and n == 512 else 1.2 if src == "waits:procfs" and n == 512 else 1.5
             if ratio > limit:

@@ -35,6 +35,10 @@ struct sampler {
 	json_t *seq, *t_mono, *t_wall, *interval;
 	bool progress;         /* the supervisor shows a progress line */
 	int64_t next_progress; /* mono ns: rows are told at most 4 times a second */
+	int64_t busy_ns;       /* the row before's reading and writing */
+	uint64_t wide;         /* rows wider than WIDE_ROW_INTERVALS intervals */
+	json_t *wide_rows;     /* the manifest's wide_rows, from the first */
+	int64_t test_slow_seq; /* IOPSAMPLE_TEST_SLOW_ROW: the row whose reading sleeps, or -1 */
 };
 
 static json_t *envelope(struct sampler *s, const struct config *cfg)
@@ -67,6 +71,29 @@ static json_t *counts(const struct sampler *s, const char *kind)
 			 "missed_ticks", (json_int_t)s->missed, "manifest", s->manifest);
 }
 
+/* A row wider than WIDE_ROW_INTERVALS intervals, into the manifest's
+ * wide_rows: its seq, its interval, and why: the sampler was busy with the
+ * row before (its reading and writing, busy_ns, took most of the extra
+ * time: "reading"), or it ran late ("scheduling": the host's CPUs went to
+ * others, as 4096 processes exiting at once take them). */
+static void note_wide(struct sampler *s, int64_t interval)
+{
+	if (interval <= WIDE_ROW_INTERVALS * s->sc->interval_ns)
+		return;
+	if (!s->wide_rows) {
+		s->wide_rows = json_pack("{s:I, s:[]}", "count", (json_int_t)0, "rows");
+		json_object_set(s->manifest, "wide_rows", s->wide_rows);
+	}
+	json_integer_set(json_object_get(s->wide_rows, "count"), (json_int_t)++s->wide);
+	json_t *rows = json_object_get(s->wide_rows, "rows");
+	if (json_array_size(rows) >= WIDE_ROWS_KEPT)
+		return;
+	int64_t extra = interval - s->sc->interval_ns;
+	json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:s}", "seq", (json_int_t)s->w.rows, "interval_ns",
+					      (json_int_t)interval, "busy_ns", (json_int_t)s->busy_ns, "why",
+					      2 * s->busy_ns >= extra ? "reading" : "scheduling"));
+}
+
 /* The source or its file failed mid-episode: say why, keep what was written. */
 static void __attribute__((noreturn)) fail(struct sampler *s, int err, const char *why)
 {
@@ -87,6 +114,10 @@ static void take_sample(struct sampler *s, bool final)
 	int r = s->sc->ops->sample(s->state, &why);
 	if (r < 0)
 		fail(s, r, why.msg);
+	if (s->test_slow_seq == (int64_t)s->w.rows) { /* a test's reading that takes its time */
+		int64_t ns = (WIDE_ROW_INTERVALS + 1) * s->sc->interval_ns;
+		nanosleep(&(struct timespec){ns / NS_PER_S, ns % NS_PER_S}, NULL);
+	}
 	if (json_object_size(s->row) != s->nkeys)
 		fail(s, EPROTO, "the source changed its row's keys");
 
@@ -95,6 +126,7 @@ static void take_sample(struct sampler *s, bool final)
 	json_integer_set(s->t_mono, t);
 	json_integer_set(s->t_wall, wall);
 	json_integer_set(s->interval, t - s->prev_t);
+	note_wide(s, t - s->prev_t);
 	if (final)
 		json_object_set(s->row, "final", json_true());
 	r = final ? jsonl_writer_finish(&s->w, s->row, now, &why)
@@ -102,6 +134,7 @@ static void take_sample(struct sampler *s, bool final)
 	if (r < 0)
 		fail(s, r, why.msg);
 	s->prev_t = t;
+	s->busy_ns = clock_mono_ns() - now;
 	if (s->progress && !final && now >= s->next_progress) {
 		s->next_progress = now + PROGRESS_NS;
 		ipc_send(s->sock, json_pack("{s:s, s:I, s:I}", "msg", "progress", "rows", (json_int_t)s->w.rows,
@@ -243,7 +276,7 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 
 void sampler_main(struct sampler_args *a)
 {
-	struct sampler s = {.sc = a->sc};
+	struct sampler s = {.sc = a->sc, .test_slow_seq = -1};
 	struct errbuf why;
 	pid_t parent = getppid();
 	char name[16];
@@ -285,6 +318,13 @@ void sampler_main(struct sampler_args *a)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+
+	/* a test setting: "SOURCE:SEQ", that row's reading made to take
+	 * WIDE_ROW_INTERVALS + 1 intervals, so the row after it is wide */
+	const char *slow = getenv("IOPSAMPLE_TEST_SLOW_ROW");
+	size_t len = strlen(a->sc->ops->name);
+	if (slow && !strncmp(slow, a->sc->ops->name, len) && slow[len] == ':')
+		s.test_slow_seq = strtoll(slow + len + 1, NULL, 10);
 
 	s.row = envelope(&s, a->cfg);
 	json_t *manifest = s.manifest = json_object();

@@ -23,6 +23,10 @@
 
 /* The nice value samplers run at when the host allows it. */
 #define SAMPLER_NICE (-10)
+/* A row wider than this many intervals is a wide row: the manifest's
+ * wide_rows names it, and why (its first WIDE_ROWS_KEPT). */
+#define WIDE_ROW_INTERVALS 3
+#define WIDE_ROWS_KEPT 64
 
 /* The most descriptors a source may keep from the supervisor
  * (collector_ops.inherited). */

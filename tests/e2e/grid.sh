@@ -71,9 +71,49 @@ expect(late_after[len(late_after) // 2] < 1_000_000,
        "the grid moved: rows after the stall are %.3f ms late (median)" % (late_after[len(late_after) // 2] / 1e6))
 ticks = [r["t_mono_ns"] // I for r in rows]
 expect(ticks[-1] == len(rows) + src["missed_ticks"], "grid index %d, rows %d, missed %d" % (ticks[-1], len(rows), src["missed_ticks"]))
-print("a 150 ms stall: one row of %.1f ms, %d missed ticks, next row %.3f ms after its grid point" % (
-    w["interval_ns"] / 1e6, src["missed_ticks"], (after[0]["t_mono_ns"] % I) / 1e6))
+# the manifest names it, and every row wider than 3 intervals, as the
+# sampler's late start (SIGSTOP), not its reading
+named = {x["seq"]: x for x in src["wide_rows"]["rows"]}
+over = [r["seq"] for r in ep.rows["proc_io"] if r["interval_ns"] > 3 * I]
+expect(src["wide_rows"]["count"] == len(over) and sorted(named) == over, "wide_rows %s; rows over 3 intervals %s" % (
+    src["wide_rows"], over))
+expect(named[w["seq"]]["why"] == "scheduling" and named[w["seq"]]["interval_ns"] == w["interval_ns"],
+       "the stalled row: %s" % named[w["seq"]])
+print("a 150 ms stall: one row of %.1f ms, %d missed ticks, next row %.3f ms after its grid point; wide_rows %s" % (
+    w["interval_ns"] / 1e6, src["missed_ticks"], (after[0]["t_mono_ns"] % I) / 1e6, named[w["seq"]]))
+PY
+}
+
+# A row whose reading takes 3 intervals (IOPSAMPLE_TEST_SLOW_ROW, a test
+# setting: the sampler sleeps 4 intervals in row 5's reading): the row after it is
+# wide, and the manifest says it is the reading's
+slow_reading() {
+	cat >"$WORK/slow.yaml" <<EOY
+episode: {name: slow}
+target: {command: [$IOWORK, --rounds, "10", --pause-ms, "50"]}
+sources:
+  proc_io: {interval: 10ms}
+  taskstats: {interval: 10ms}
+EOY
+	IOPSAMPLE_TEST_SLOW_ROW=proc_io:5 "$IOPSAMPLE" run "$WORK/slow.yaml" --quiet || return
+	episode_py "$WORK/episodes/slow" <<'PY'
+from epi import expect
+I = 10_000_000
+src = ep.manifest["sources"]["proc_io"]
+rows = ep.rows["proc_io"]
+named = {x["seq"]: x for x in src["wide_rows"]["rows"]}
+over = [r["seq"] for r in rows if r["interval_ns"] > 3 * I]
+expect(6 in over and src["wide_rows"]["count"] == len(over) and sorted(named) == over, "wide_rows %s; over 3 intervals %s" % (
+    src["wide_rows"], over))
+expect(named[6]["why"] == "reading" and named[6]["busy_ns"] >= 3 * I and named[6]["interval_ns"] == rows[6]["interval_ns"],
+       "row 6: %s" % named[6])
+# the setting is proc_io's alone
+other = ep.manifest["sources"]["taskstats"]
+wide = [r["seq"] for r in ep.rows["taskstats"] if r["interval_ns"] > 3 * I]
+expect(other.get("wide_rows", {"count": 0})["count"] == len(wide), "taskstats: %s, rows %s" % (other.get("wide_rows"), wide))
+print("row 6: %s" % named[6])
 PY
 }
 
 check a_late_sample_widens_interval_not_the_grid late_widens
+check a_wide_row_is_named_with_its_readings_time slow_reading
