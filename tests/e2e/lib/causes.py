@@ -193,10 +193,16 @@ def judge(ep, what, n, did_path):
             if did["synced_every"]:
                 expect(ti.get("test_size") and ti["pruned"] >= files - ti["size"],
                        "tree_inodes %s: %d files in a table of %d" % (ti, files, ti["size"]))
-            else:
+            elif files <= 20000:
                 # (the flusher leaves a file's pages 30 s: in an episode of a
                 # few, nearly all are still dirty when the tree ends)
                 expect(fl["refused"] == 0 and fl["inodes"] > 16384, "flush_dirty: %s, %d files" % (fl, files))
+            else:
+                # (400 MiB of 100 000 pass the new loop device's share of the
+                # dirty limit, which grows with what the device wrote: the
+                # kernel writes most of them back as they come, 75 % in one
+                # run here, and flush_dirty asks for the rest)
+                expect(fl["refused"] == 0 and fl["inodes"] >= 1, "flush_dirty: %s, %d files" % (fl, files))
             ledger(ep)
         said += "; %d files: tree_inodes %s" % (files, ti)
     elif what in ("sync_other", "fsync_shared"):
