@@ -35,7 +35,7 @@ struct sampler {
 	json_t *seq, *t_mono, *t_wall, *interval;
 	bool progress;         /* the supervisor shows a progress line */
 	int64_t next_progress; /* mono ns: rows are told at most 4 times a second */
-	int64_t busy_ns;       /* the row before's reading and writing */
+	int64_t waited_ns;     /* in epoll_wait and poll since the row before */
 	uint64_t wide;         /* rows wider than WIDE_ROW_INTERVALS intervals */
 	json_t *wide_rows;     /* the manifest's wide_rows, from the first */
 	int64_t test_slow_seq; /* IOPSAMPLE_TEST_SLOW_ROW: the row whose reading sleeps, or -1 */
@@ -72,10 +72,11 @@ static json_t *counts(const struct sampler *s, const char *kind)
 }
 
 /* A row wider than WIDE_ROW_INTERVALS intervals, into the manifest's
- * wide_rows: its seq, its interval, and why: the sampler was busy with the
- * row before (its reading and writing, busy_ns, took most of the extra
- * time: "reading"), or it ran late ("scheduling": the host's CPUs went to
- * others, as 4096 processes exiting at once take them). */
+ * wide_rows: its seq, its interval, and why: the sampler was busy, not
+ * waiting for its timer, for most of the extra time (busy_ns: the row
+ * before's reading and writing, the source's end before the final row:
+ * "reading"), or it waited and ran late ("scheduling": the host's CPUs
+ * went to others). */
 static void note_wide(struct sampler *s, int64_t interval)
 {
 	if (interval <= WIDE_ROW_INTERVALS * s->sc->interval_ns)
@@ -88,10 +89,11 @@ static void note_wide(struct sampler *s, int64_t interval)
 	json_t *rows = json_object_get(s->wide_rows, "rows");
 	if (json_array_size(rows) >= WIDE_ROWS_KEPT)
 		return;
-	int64_t extra = interval - s->sc->interval_ns;
+	int64_t extra = interval - s->sc->interval_ns, busy = interval - s->waited_ns;
+	busy = busy < 0 ? 0 : busy;
 	json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:s}", "seq", (json_int_t)s->w.rows, "interval_ns",
-					      (json_int_t)interval, "busy_ns", (json_int_t)s->busy_ns, "why",
-					      2 * s->busy_ns >= extra ? "reading" : "scheduling"));
+					      (json_int_t)interval, "busy_ns", (json_int_t)busy, "why",
+					      2 * busy >= extra ? "reading" : "scheduling"));
 }
 
 /* The source or its file failed mid-episode: say why, keep what was written. */
@@ -134,7 +136,7 @@ static void take_sample(struct sampler *s, bool final)
 	if (r < 0)
 		fail(s, r, why.msg);
 	s->prev_t = t;
-	s->busy_ns = clock_mono_ns() - now;
+	s->waited_ns = 0;
 	if (s->progress && !final && now >= s->next_progress) {
 		s->next_progress = now + PROGRESS_NS;
 		ipc_send(s->sock, json_pack("{s:s, s:I, s:I}", "msg", "progress", "rows", (json_int_t)s->w.rows,
@@ -207,7 +209,10 @@ static void drain(struct sampler *s, int tfd)
 		json_decref(left);
 		left = NULL;
 		struct pollfd p = {.fd = tfd, .events = POLLIN};
-		if (poll(&p, 1, DRAIN_POLL_MS) > 0)
+		int64_t before = clock_mono_ns();
+		int n = poll(&p, 1, DRAIN_POLL_MS);
+		s->waited_ns += clock_mono_ns() - before;
+		if (n > 0)
 			tick(s, tfd);
 	}
 	json_object_set_new(s->manifest, "drain",
@@ -235,7 +240,9 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 
 	for (;;) {
 		struct epoll_event got[2];
+		int64_t before = clock_mono_ns();
 		int n = epoll_wait(ep, got, 2, -1);
+		s->waited_ns += clock_mono_ns() - before;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
