@@ -181,12 +181,17 @@ static bool have_waits(const struct verdict_in *in)
  * memory pressure counts a stall as it goes; its "some" is wall time
  * that a thread of the tree stalled on memory, of which the page waits
  * are one part and reclaim, on a CPU in the kernel, another: where the
- * cgroup's pressure and CPU times are read, that rest, to the tree's time
- * in the kernel (a sleep over memory.high, in the pressure too, is no CPU
- * time: high_sleep takes what is left). Elsewhere the delays. */
+ * cgroup's pressure and CPU times are read, reclaim is at least that
+ * rest, up to the tree's time in the kernel, and at least the delays.
+ * Elsewhere the delays alone, and over memory.high, where the
+ * pressure holds the penalty's sleep too (high_sleep). The window a long
+ * reclaim ends in keeps its delay whole: at most its run time is paging's
+ * (kernel_paging), the share it had anyway. */
 static double live_reclaim(const struct verdict_in *in, double page_wait, double counted)
 {
-	if (isnan(in->memory_some_ns) || isnan(in->system_ns) || isnan(in->freepages_ns))
+	/* over memory.high the pressure holds the penalty's sleep too, which
+	 * high_sleep finds as what the delays do not hold */
+	if (isnan(in->memory_some_ns) || isnan(in->system_ns) || isnan(in->freepages_ns) || nz(in->high_recent) > 0)
 		return counted;
 	return max2(counted, min2(max2(0, in->memory_some_ns - page_wait), in->system_ns));
 }

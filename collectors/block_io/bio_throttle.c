@@ -23,7 +23,7 @@ static long long enumerator(const struct btf *btf, const char *name)
 
 void bio_throttle_facts(struct bio_throttle_facts *f)
 {
-	*f = (struct bio_throttle_facts){.entry = false, .throttled_bit = -1};
+	*f = (struct bio_throttle_facts){.entry = false, .throttled_bit = -1, .cloned_bit = -1};
 	struct btf *btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return;
@@ -33,6 +33,9 @@ void bio_throttle_facts(struct bio_throttle_facts *f)
 		bit = enumerator(btf, "BIO_THROTTLED");
 	if (bit >= 0 && bit < 16) /* bi_flags is an unsigned short */
 		f->throttled_bit = (int)bit;
+	bit = enumerator(btf, "BIO_CLONED");
+	if (bit >= 0 && bit < 16)
+		f->cloned_bit = (int)bit;
 	btf__free(btf);
 }
 

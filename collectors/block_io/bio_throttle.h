@@ -21,6 +21,8 @@ struct bio_throttle_facts {
 			      bio it charged (BIO_BPS_THROTTLED, BIO_THROTTLED
 			      before Linux 5.19: their enum has no name, and its
 			      values moved between versions); -1: neither */
+	int cloned_bit;    /* and from the same enum the bit a clone has
+			      (BIO_CLONED: dm's and md's of a stacked bio); -1 */
 };
 void bio_throttle_facts(struct bio_throttle_facts *f);
 

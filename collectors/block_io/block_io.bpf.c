@@ -30,12 +30,14 @@
  * raid1's mirrors), from the tree's task or from its own thread. The
  * clone shares the bio's page vector (bi_io_vec): a bio queued to a
  * selected stacked device is remembered by it too (upper_vecs), and a bio
- * queued with a vector found there is a clone, the stacked bio's owner and
- * cause, counted on its own device's entry only (lower: in no cause, no
- * histogram; the sampler leaves that device out of the totals). A
- * bio-based device completes no request: its everyone's counts (all_*)
- * are its bios', as its /proc/diskstats line counts them, at
- * block_bio_complete.
+ * cloned (BIO_CLONED) on a device below it with a vector found there is a
+ * clone, the stacked bio's owner and cause, counted on its own device's
+ * entry only (lower: in no cause, no histogram, not in the totals, nor
+ * are the bytes of a request it holds). So a stack on a partition of a
+ * selected disk (LVM on sda2) counts once too. A bio-based device
+ * completes no request: its everyone's counts (all_*) are its bios', as
+ * its /proc/diskstats line counts them, at block_bio_complete; a part md
+ * split off (bio_split, bio_chain: traced nowhere) is its bio's there.
  *
  * Issue and completion run in whatever context the driver uses (a kworker,
  * an interrupt), so no pid is ever taken there (bcc#4810, bcc#826).
@@ -84,10 +86,19 @@ const volatile __u8 bio_throttled_bit = BIO_NO_FLAG;
 __u64 episode_cgroups[2];
 /* the kernel's page size, set by the sampler */
 const volatile __u32 page_size = 4096;
+/* Set before load: the bit of bi_flags a clone has (BIO_CLONED; BIO_NO_FLAG
+ * when the kernel's BTF does not name it: no clone is looked for). */
+const volatile __u8 bio_cloned_bit = BIO_NO_FLAG;
 /* Set at open: bit i, selected device i is stacked on others (dm, md,
- * with slaves); is bio-based (no requests: dm, md, zram). */
+ * with slaves); is bio-based (no requests: dm, md, zram); counts in the
+ * totals (not a partition whose disk is selected too). below_devs[i]: the
+ * selected devices below stacked device i (a member, a member partition's
+ * disk). */
 __u64 stacked_devs;
 __u64 bio_based_devs;
+__u64 totals_devs;
+__u64 below_devs[BIO_DEVICES];
+__u64 lower_devs; /* below any of them */
 
 /* The kernel's dev_t of each selected device to its index, set by the
  * sampler before it attaches. */
@@ -120,6 +131,9 @@ struct {
 	__type(value, struct upper_bio);
 } upper_vecs SEC(".maps");
 __s64 upper_inflight;
+/* stacked bios that found upper_vecs full: their clones would count as
+ * the tree's own again, so the sampler fails */
+__u64 upper_lost;
 
 /* Inodes whose pages the tree dirtied (struct inode *), with the bytes of
  * them still dirty: a write of their pages is the tree's, whoever submits
@@ -233,6 +247,7 @@ static __always_inline bool selected_read(struct block_device *bdev, __u8 dev[2]
 }
 
 static int bio_end(struct bio_entry *tb, __u64 now, bool seen, bool rest);
+static __always_inline void count_entry_bio_based(const struct bio_entry *tb);
 
 /* Whether a device of dev (an I/O's, its disk's) is in mask. */
 static __always_inline bool dev_in(__u64 mask, const __u8 dev[2])
@@ -243,6 +258,30 @@ static __always_inline bool dev_in(__u64 mask, const __u8 dev[2])
 static __always_inline bool stacked(const __u8 dev[2])
 {
 	return dev_in(stacked_devs, dev);
+}
+
+/* Whether a bio on dev is below stacked device upper. */
+static __always_inline bool below(__u8 upper, const __u8 dev[2])
+{
+	__u32 i = upper;
+	barrier_var(i);
+	return i < BIO_DEVICES && dev_in(below_devs[i], dev);
+}
+
+/* Whether bio is a clone (dm's, md's: bio_alloc_clone). */
+static __always_inline bool cloned(struct bio *bio)
+{
+	__u32 bit = bio_cloned_bit;
+	return bit < 16 && bio->bi_flags & 1u << bit;
+}
+
+/* A stacked bio's vector, out of upper_vecs, when its entry is still the
+ * bio's (a newer bio may have taken the vector's memory, and the entry). */
+static __always_inline void let_vec_go(__u64 vec, __u64 key)
+{
+	struct upper_bio *u = bpf_map_lookup_elem(&upper_vecs, &vec);
+	if (u && u->key == key && bpf_map_delete_elem(&upper_vecs, &vec) == 0)
+		__sync_fetch_and_add(&upper_inflight, -1);
 }
 
 /* The entry at key, taken out: the caller counts it, as no one else will. */
@@ -257,8 +296,8 @@ static __always_inline bool take(__u64 key, struct bio_entry *out)
 	__sync_fetch_and_add(&bios_inflight, -1);
 	if (out->owner == OWNER_TREE)
 		__sync_fetch_and_add(&tree_bios_inflight, -1);
-	if (out->upper && bpf_map_delete_elem(&upper_vecs, &out->vec) == 0)
-		__sync_fetch_and_add(&upper_inflight, -1);
+	if (out->upper)
+		let_vec_go(out->vec, key);
 	return true;
 }
 
@@ -356,15 +395,18 @@ static __always_inline void first_page(struct bio *bio, struct bio_page *p)
 	struct bio_vec *vec = bio->bi_io_vec;
 	if (!vec || !bio->bi_iter.bi_size)
 		return;
-	__u32 idx = bio->bi_iter.bi_idx;
+	__u32 idx = bio->bi_iter.bi_idx, done = bio->bi_iter.bi_bvec_done;
 	struct page *page;
-	if (!idx) {
+	if (!idx && !done) {
 		page = vec->bv_page; /* typed loads: no helper call */
 	} else {
 		/* the vector's address as a number (the verifier allows no
-		 * variable offset on a typed pointer) */
+		 * variable offset on a typed pointer); an entry may span pages,
+		 * and the iterator stop inside one */
 		__u64 at = (__u64)BPF_CORE_READ(bio, bi_io_vec) + (__u64)idx * bpf_core_type_size(struct bio_vec);
-		page = BPF_CORE_READ((struct bio_vec *)at, bv_page);
+		__u64 first = (__u64)BPF_CORE_READ((struct bio_vec *)at, bv_page);
+		__u32 in = BPF_CORE_READ((struct bio_vec *)at, bv_offset) + done;
+		page = first ? (struct page *)(first + (__u64)(in / page_size) * bpf_core_type_size(struct page)) : 0;
 	}
 	if (!page)
 		return;
@@ -490,8 +532,10 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 	bool held = false;
 	if (bios_inflight > 0 && take(key, &old)) {
 		held = old.held;
-		if (!held)
+		if (!held) {
 			bio_end(&old, 0, false, true);
+			count_entry_bio_based(&old);
+		}
 	}
 	if (!selected(bio->bi_bdev, tb.dev))
 		return 0;
@@ -512,8 +556,8 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 		return 0; /* write-zeroes, secure erase, zone commands: unattributed */
 	bool write = tb.kind == TB_WRITE;
 	__u64 vec = (__u64)bio->bi_io_vec;
-	struct upper_bio *up = upper_inflight > 0 && vec ? bpf_map_lookup_elem(&upper_vecs, &vec) : 0;
-	if (up && (tb.kind == TB_READ || write)) {
+	struct upper_bio *up = upper_inflight > 0 && vec && cloned(bio) ? bpf_map_lookup_elem(&upper_vecs, &vec) : 0;
+	if (up && (tb.kind == TB_READ || write) && below(up->dev, tb.dev)) {
 		/* a clone of a stacked device's bio: its owner's and cause */
 		tb.owner = up->owner;
 		tb.cause = up->cause;
@@ -549,19 +593,31 @@ int BPF_PROG(iops_bio_queue, struct bio *bio)
 		if (tb.kind == TB_READ || write)
 			count_other_comm(tb.bytes, write);
 	}
+	/* a flush alone below a stacked device is the stack passing on the
+	 * flush above (dm's empty clones, md's own to each member): counted
+	 * there once */
+	if (tb.kind == TB_NONE && dev_in(lower_devs, tb.dev))
+		tb.lower = 1;
 	tb.queue_ns = bpf_ktime_get_ns(); /* a held bio's latency starts here too */
 	if (vec && (tb.kind == TB_READ || write) && stacked(tb.dev)) {
-		struct upper_bio u = {.owner = tb.owner, .cause = tb.cause, .other_left = tb.other_left};
-		if (bpf_map_update_elem(&upper_vecs, &vec, &u, BPF_NOEXIST) == 0) {
-			__sync_fetch_and_add(&upper_inflight, 1);
+		/* the vector's memory may be a stale entry's, whose bio ended
+		 * unseen: this bio's now */
+		struct upper_bio u = {.key = key, .owner = tb.owner, .cause = tb.cause,
+				      .dev = dev_in(stacked_devs, (__u8[2]){tb.dev[0], BIO_NO_DEVICE}) ? tb.dev[0] : tb.dev[1],
+				      .other_left = tb.other_left};
+		bool fresh = !bpf_map_lookup_elem(&upper_vecs, &vec);
+		if (bpf_map_update_elem(&upper_vecs, &vec, &u, BPF_ANY) == 0) {
+			if (fresh)
+				__sync_fetch_and_add(&upper_inflight, 1);
 			tb.upper = 1;
 			tb.vec = vec;
+		} else {
+			__sync_fetch_and_add(&upper_lost, 1);
 		}
 	}
 	remember(key, &tb);
 	if (tb.upper && !(bpf_map_lookup_elem(&bios, &key))) /* not remembered: nothing takes it out */
-		if (bpf_map_delete_elem(&upper_vecs, &vec) == 0)
-			__sync_fetch_and_add(&upper_inflight, -1);
+		let_vec_go(vec, key);
 	return 0;
 }
 
@@ -572,12 +628,19 @@ int BPF_PROG(iops_bio_split, struct bio *split, unsigned int new_sector)
 {
 	if (bios_inflight <= 0)
 		return 0;
+	__u64 key = (__u64)split, parent = (__u64)split->bi_private;
+	struct bio_entry *p = bpf_map_lookup_elem(&bios, &parent);
+	/* dm trims its bio and submits the rest again, the same bio
+	 * (dm_split_and_process_bio, 5.19 on), traced as a split of itself:
+	 * its entry stays, to count when it ends */
+	if (!p && bpf_map_lookup_elem(&bios, &key))
+		return 0;
 	/* a bio that had this address ended unseen, as at queue */
 	struct bio_entry old;
-	if (take((__u64)split, &old) && !old.held)
+	if (take(key, &old) && !old.held) {
 		bio_end(&old, 0, false, true);
-	__u64 parent = (__u64)split->bi_private;
-	struct bio_entry *p = bpf_map_lookup_elem(&bios, &parent);
+		count_entry_bio_based(&old);
+	}
 	if (!p)
 		return 0;
 	struct bio_entry part = *p;
@@ -612,7 +675,7 @@ int BPF_PROG(iops_dirty_folio, struct folio *folio, struct address_space *mappin
 	 * node) on that device */
 	bool bdev_cache = (BPF_CORE_READ(inode, i_mode) & KERNEL_S_IFMT) == KERNEL_S_IFBLK;
 	struct block_device *bdev = bdev_cache ? kernel_inode_bdev(inode) : BPF_CORE_READ(inode, i_sb, s_bdev);
-	__u8 dev[2];
+	__u8 dev[2] = {BIO_NO_DEVICE, BIO_NO_DEVICE};
 	if (!selected_read(bdev, dev))
 		return 0;
 	__s64 bytes = (__s64)kernel_folio_pages(folio) * page_size;
@@ -684,6 +747,17 @@ static __always_inline void add_dev(struct bio_slot *s, __u8 dev, enum bio_count
 		EBPF_SLOT_ADD(&s->dev[i][c], v);
 }
 
+/* v into counter c of an I/O's devices (its own and its disk), and into
+ * the totals once, where counted (a clone below a stacked bio: never) */
+static __always_inline void add_io(struct bio_slot *s, const __u8 dev[2], __u64 total, enum bio_counter c,
+				   __u64 v)
+{
+	add_dev(s, dev[0], c, v);
+	add_dev(s, dev[1], c, v);
+	if (total && dev_in(totals_devs, dev))
+		EBPF_SLOT_ADD(&s->total[c], total);
+}
+
 /* Bytes of a bio moved: the tree's by cause, or others'. */
 /* bytes of a bio (another's share of a tree's bio first, other_left) */
 static __always_inline void count_bytes(struct bio_slot *s, struct bio_entry *tb, __u32 bytes)
@@ -696,10 +770,9 @@ static __always_inline void count_bytes(struct bio_slot *s, struct bio_entry *tb
 		others = tb->other_left < bytes ? tb->other_left : bytes;
 		tb->other_left -= others;
 	}
-	for (int k = 0; k < 2; k++) {
-		add_dev(s, tb->dev[k], write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES, others);
-		add_dev(s, tb->dev[k], write ? BIO_WRITE_BYTES : BIO_READ_BYTES, bytes - others);
-	}
+	bool lower = tb->lower;
+	add_io(s, tb->dev, lower ? 0 : others, write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES, others);
+	add_io(s, tb->dev, lower ? 0 : bytes - others, write ? BIO_WRITE_BYTES : BIO_READ_BYTES, bytes - others);
 	__u32 cause = tb->cause;
 	if (tb->owner == OWNER_TREE && cause < BIO_CAUSES && !tb->lower)
 		EBPF_SLOT_ADD(&s->cause[cause][write ? CC_WRITE_BYTES : CC_READ_BYTES], bytes - others);
@@ -723,19 +796,17 @@ static int bio_end(struct bio_entry *tb, __u64 now, bool seen, bool rest)
 		return 0;
 	}
 	__u64 us = seen ? (now - (tb->issue_ns ? tb->issue_ns : tb->queue_ns)) / 1000 : 0;
-	for (int k = 0; k < 2; k++) {
-		__u8 d = tb->dev[k];
-		if (tb->kind == TB_READ) {
-			add_dev(s, d, BIO_READ_OPS, 1);
-		} else if (tb->kind == TB_WRITE) {
-			add_dev(s, d, BIO_WRITE_OPS, 1);
-		} else if (tb->kind == TB_DISCARD) {
-			add_dev(s, d, BIO_DISCARD_OPS, 1);
-			add_dev(s, d, BIO_DISCARD_BYTES, tb->bytes);
-		}
-		if (tb->flush)
-			add_dev(s, d, BIO_FLUSH_OPS, 1);
+	__u64 once = !tb->lower; /* the totals' one */
+	if (tb->kind == TB_READ) {
+		add_io(s, tb->dev, once, BIO_READ_OPS, 1);
+	} else if (tb->kind == TB_WRITE) {
+		add_io(s, tb->dev, once, BIO_WRITE_OPS, 1);
+	} else if (tb->kind == TB_DISCARD) {
+		add_io(s, tb->dev, once, BIO_DISCARD_OPS, 1);
+		add_io(s, tb->dev, once * tb->bytes, BIO_DISCARD_BYTES, tb->bytes);
 	}
+	if (tb->flush)
+		add_io(s, tb->dev, once, BIO_FLUSH_OPS, 1);
 	if (tb->lower) {
 		/* the stacked device's bio counts once, cause and size */
 	} else if (tb->kind == TB_READ || tb->kind == TB_WRITE) {
@@ -773,44 +844,57 @@ static __always_inline int bio_done(__u64 key, __u64 now)
  * an RWF_NOWAIT write) on a queue with no request free ends at once with
  * BLK_STS_AGAIN, and its submitter submits its bytes again in another bio.
  * It moved nothing: it is dropped, not counted, so each byte counts once. */
-/* Everyone's counts of a bio-based device's bio that ended (tb: as
- * queued; 0: queued before the program, its bytes unattributed), as its
- * /proc/diskstats line counts them: an op and the bio's bytes. */
-static __always_inline void count_bio_based(struct bio *bio, const struct bio_entry *tb)
+/* Everyone's counts (all_*) of a bio-based device's bio that ended, as
+ * its /proc/diskstats line counts them: an op (a part md split off too:
+ * its accounting starts each) and the bio's bytes. kind and bytes as
+ * queued (tb), or, queued before the program, as it ends, unattributed. */
+static __always_inline void count_bio_based(struct bio_slot *s, const __u8 dev[2], __u8 kind, __u32 bytes,
+					    bool lower, bool known)
 {
-	__u8 dev[2];
-	if (tb) {
-		dev[0] = tb->dev[0], dev[1] = tb->dev[1];
-	} else if (!selected(bio->bi_bdev, dev)) {
-		return;
-	}
 	if (!dev_in(bio_based_devs, dev))
 		return;
-	__u32 op = bio->bi_opf & KERNEL_REQ_OP_MASK;
-	__u32 bytes = tb ? tb->bytes - tb->split_off : bio->bi_iter.bi_size;
 	enum bio_counter ops, all, unplaced;
-	if (op == KERNEL_REQ_OP_READ) {
+	if (kind == TB_READ) {
 		ops = BIO_ALL_READ_OPS, all = BIO_ALL_READ_BYTES, unplaced = BIO_UNATTRIBUTED_READ_BYTES;
-	} else if (op == KERNEL_REQ_OP_WRITE && bytes) {
+	} else if (kind == TB_WRITE) {
 		ops = BIO_ALL_WRITE_OPS, all = BIO_ALL_WRITE_BYTES, unplaced = BIO_UNATTRIBUTED_WRITE_BYTES;
-	} else if (op == KERNEL_REQ_OP_DISCARD) {
+	} else if (kind == TB_DISCARD) {
 		ops = BIO_ALL_DISCARD_OPS, all = BIO_ALL_DISCARD_BYTES, unplaced = BIO_COUNTERS;
 	} else {
 		return;
 	}
+	__u8 only[2];
+	for (int k = 0; k < 2; k++) /* a partition of a request-based disk: its disk counts requests */
+		only[k] = dev[k] < BIO_DEVICES && bio_based_devs >> dev[k] & 1 ? dev[k] : BIO_NO_DEVICE;
+	add_io(s, only, !lower, ops, 1);
+	add_io(s, only, lower ? 0 : bytes, all, bytes);
+	if (!known && unplaced < BIO_COUNTERS)
+		add_io(s, only, bytes, unplaced, bytes);
+}
+
+/* ... of an entry whose bio ended, seen or not (bytes: those no part
+ * split off counts) */
+static __always_inline void count_entry_bio_based(const struct bio_entry *tb)
+{
+	if (!bio_based_devs)
+		return;
 	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
 	if (!s)
 		return;
 	EBPF_SLOT_ENTER(&s->seq);
-	for (int k = 0; k < 2; k++) {
-		if (!(dev[k] < BIO_DEVICES && bio_based_devs >> dev[k] & 1))
-			continue;
-		add_dev(s, dev[k], ops, 1); /* a part split off too: md's accounting starts each */
-		add_dev(s, dev[k], all, bytes);
-		if (!tb && unplaced < BIO_COUNTERS)
-			add_dev(s, dev[k], unplaced, bytes);
-	}
+	count_bio_based(s, tb->dev, tb->kind, tb->bytes - tb->split_off, tb->lower, true);
 	EBPF_SLOT_LEAVE(&s->seq);
+}
+
+/* The kind of a bio as queued would be (iops_bio_queue) */
+static __always_inline __u8 kind_of(struct bio *bio)
+{
+	__u32 op = bio->bi_opf & KERNEL_REQ_OP_MASK;
+	if (op == KERNEL_REQ_OP_READ)
+		return TB_READ;
+	if (op == KERNEL_REQ_OP_WRITE && bio->bi_iter.bi_size)
+		return TB_WRITE;
+	return op == KERNEL_REQ_OP_DISCARD ? TB_DISCARD : TB_NONE;
 }
 
 SEC("tp_btf/block_bio_complete")
@@ -823,10 +907,37 @@ int BPF_PROG(iops_bio_complete, struct request_queue *q, struct bio *bio)
 			__sync_fetch_and_add(&bios_would_block, 1);
 		return 0;
 	}
-	if (known)
+	if (known) {
 		bio_end(&tb, bpf_ktime_get_ns(), true, true);
-	if (bio_based_devs)
-		count_bio_based(bio, known ? &tb : 0);
+		count_entry_bio_based(&tb);
+		return 0;
+	}
+	if (!bio_based_devs)
+		return 0;
+	__u8 dev[2] = {BIO_NO_DEVICE, BIO_NO_DEVICE};
+	if (!selected(bio->bi_bdev, dev))
+		return 0;
+	/* A part md split off its bio (bio_split and bio_chain, in raid0's
+	 * and raid1's own code: no tracepoint) carries the trace flag and
+	 * ends here: its bio's, owner and cause, its bytes split off it. */
+	__u64 parent = (__u64)bio->bi_private;
+	struct bio_entry *p = bios_inflight > 0 && parent ? bpf_map_lookup_elem(&bios, &parent) : 0;
+	__u32 bytes = bio->bi_iter.bi_size;
+	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
+	if (!s)
+		return 0;
+	EBPF_SLOT_ENTER(&s->seq);
+	if (p && p->kind == kind_of(bio) && p->bytes - p->done - p->split_off >= bytes) {
+		struct bio_entry part = *p;
+		part.other_left = p->other_left < bytes ? p->other_left : bytes;
+		__sync_fetch_and_add(&p->other_left, -part.other_left);
+		__sync_fetch_and_add(&p->split_off, bytes);
+		count_bytes(s, &part, bytes);
+		count_bio_based(s, p->dev, p->kind, bytes, p->lower, true);
+	} else {
+		count_bio_based(s, dev, kind_of(bio), bytes, false, false);
+	}
+	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;
 }
 
@@ -837,6 +948,7 @@ struct done_walk {
 	__u64 now;
 	__u32 left;
 	__u32 placed;
+	__u32 lower; /* of placed, clones' below a stacked bio */
 	struct bio_slot *s;
 };
 
@@ -851,6 +963,8 @@ static long complete_step(__u32 i, void *ctx)
 		count_bytes(w->s, tb, part);
 		tb->done += part;
 		w->placed += part;
+		if (tb->lower)
+			w->lower += part;
 	}
 	w->left -= part;
 	if (part < size)
@@ -866,35 +980,35 @@ static long complete_step(__u32 i, void *ctx)
  * data when the sequence is done; an empty flush, fsync's, is a write of 0
  * bytes), and what of them no bio seen queued placed. */
 static __always_inline void count_request(struct bio_slot *s, struct request *rq, __u32 nr_bytes,
-					  __u32 done, __u32 placed, __u8 dev[2])
+					  __u32 done, __u32 placed, __u32 lower, __u8 dev[2])
 {
 	__u32 op = rq->cmd_flags & KERNEL_REQ_OP_MASK;
 	bool op_done = nr_bytes >= rq->__data_len && !(rq->rq_flags & kernel_rqf_flush_seq());
+	/* in the totals, what clones below a stacked bio did not place: the
+	 * stacked device counted those; a request of nothing else is no op
+	 * of the totals */
+	__u64 own = done - lower, op_once = op_done && (lower < done || !done);
 	enum bio_counter ops, bytes, unplaced;
 	if (op == KERNEL_REQ_OP_READ) {
 		ops = BIO_ALL_READ_OPS, bytes = BIO_ALL_READ_BYTES, unplaced = BIO_UNATTRIBUTED_READ_BYTES;
 	} else if (op == KERNEL_REQ_OP_WRITE || op == KERNEL_REQ_OP_WRITE_ZEROES) {
 		ops = BIO_ALL_WRITE_OPS, bytes = BIO_ALL_WRITE_BYTES, unplaced = BIO_UNATTRIBUTED_WRITE_BYTES;
 	} else if (op == KERNEL_REQ_OP_DISCARD) {
-		for (int k = 0; k < 2; k++) {
-			add_dev(s, dev[k], BIO_ALL_DISCARD_BYTES, done);
-			if (op_done)
-				add_dev(s, dev[k], BIO_ALL_DISCARD_OPS, 1);
-		}
+		add_io(s, dev, own, BIO_ALL_DISCARD_BYTES, done);
+		if (op_done)
+			add_io(s, dev, op_once, BIO_ALL_DISCARD_OPS, 1);
 		return;
 	} else {
 		return;
 	}
-	for (int k = 0; k < 2; k++) {
-		add_dev(s, dev[k], bytes, done);
-		add_dev(s, dev[k], unplaced, done - placed);
+	add_io(s, dev, own, bytes, done);
+	add_io(s, dev, done - placed, unplaced, done - placed);
+	if (op_done)
+		add_io(s, dev, op_once, ops, 1);
+	if (op == KERNEL_REQ_OP_WRITE_ZEROES) {
+		add_io(s, dev, own, BIO_ALL_WRITE_ZEROES_BYTES, done);
 		if (op_done)
-			add_dev(s, dev[k], ops, 1);
-		if (op == KERNEL_REQ_OP_WRITE_ZEROES) {
-			add_dev(s, dev[k], BIO_ALL_WRITE_ZEROES_BYTES, done);
-			if (op_done)
-				add_dev(s, dev[k], BIO_ALL_WRITE_ZEROES_OPS, 1);
-		}
+			add_io(s, dev, op_once, BIO_ALL_WRITE_ZEROES_OPS, 1);
 	}
 }
 
@@ -906,7 +1020,7 @@ int BPF_PROG(iops_rq_complete, struct request *rq, int error, unsigned int nr_by
 	struct block_device *part = rq->part;
 	if (!part)
 		part = rq->bio ? rq->bio->bi_bdev : rq->q->disk->part0;
-	__u8 dev[2];
+	__u8 dev[2] = {BIO_NO_DEVICE, BIO_NO_DEVICE};
 	bool counted = selected(part, dev);
 	struct bio_slot *s = EBPF_THIS_CPU_SLOT(&bio_slots);
 	if (!s)
@@ -927,7 +1041,7 @@ int BPF_PROG(iops_rq_complete, struct request *rq, int error, unsigned int nr_by
 			__sync_fetch_and_add(&walks_cut, 1);
 	}
 	if (counted)
-		count_request(s, rq, nr_bytes, done, w.placed, dev);
+		count_request(s, rq, nr_bytes, done, w.placed, w.lower, dev);
 	EBPF_SLOT_LEAVE(&s->seq);
 	return 0;
 }

@@ -234,6 +234,7 @@ static int load_once(struct block_io_bpf **out, const struct bio_throttle_facts 
 		bpf_program__set_autoload(skel->progs.iops_folio_cleaned, false);
 	kernel_symbol_span("filemap_fault", &skel->rodata->fault_lo, &skel->rodata->fault_hi);
 	skel->rodata->bio_throttled_bit = f->throttled_bit < 0 ? 0xff : (__u8)f->throttled_bit;
+	skel->rodata->bio_cloned_bit = f->cloned_bit < 0 ? 0xff : (__u8)f->cloned_bit;
 	skel->rodata->page_size = (__u32)sysconf(_SC_PAGESIZE);
 	int r = ebpf_slots_size(skel->maps.bio_slots, why);
 	if (r == 0)
@@ -437,14 +438,22 @@ static void bio_close(void *state)
 }
 
 /* The kernel's dev_t (major << 20 | minor) of every selected device, and
- * which are stacked on others and which bio-based. */
+ * which are stacked on others (and which below each), bio-based, in the
+ * totals. */
 static int tell_devices(struct block_io *b, struct errbuf *why)
 {
+	struct block_io_bpf__bss *bss = b->skel->bss;
 	for (size_t i = 0; i < b->devs.n; i++) {
 		if (b->devs.dev[i].n_below)
-			b->skel->bss->stacked_devs |= 1ull << i;
+			bss->stacked_devs |= 1ull << i;
 		if (!b->devs.dev[i].request_based)
-			b->skel->bss->bio_based_devs |= 1ull << i;
+			bss->bio_based_devs |= 1ull << i;
+		if (b->devs.dev[i].own_totals)
+			bss->totals_devs |= 1ull << i;
+		for (size_t j = 0; j < b->devs.n && b->devs.dev[i].n_below; j++)
+			if (j != i && blk_devices_below(&b->devs, i, j))
+				bss->below_devs[i] |= 1ull << j;
+		bss->lower_devs |= bss->below_devs[i];
 		__u32 dev = (__u32)b->devs.dev[i].major << 20 | b->devs.dev[i].minor;
 		__u8 index = (__u8)i;
 		if (bpf_map__update_elem(b->skel->maps.bio_devices, &dev, sizeof(dev), &index,
@@ -500,6 +509,8 @@ static int check(struct block_io *b, struct errbuf *why)
 		r = errbuf_set(why, ENOSPC, "more of the tree's bios in flight at once than block_io can follow");
 	if (r == 0 && b->skel->bss->walks_cut)
 		r = errbuf_set(why, E2BIG, "a request held more bios than block_io walks");
+	if (r == 0 && b->skel->bss->upper_lost)
+		r = errbuf_set(why, ENOSPC, "more bios in flight at once on stacked devices than block_io can follow");
 	return r;
 }
 
@@ -632,16 +643,11 @@ static int bio_sample(void *state, struct errbuf *why)
 	note_inodes(b);
 	note_unseen(b);
 	const struct bio_slot *now = counts(b);
-	__u64 total[BIO_COUNTERS] = {0};
 	for (size_t d = 0; d < b->devs.n; d++)
-		for (int c = 0; c < BIO_COUNTERS; c++) {
-			__u64 v = now->dev[d][c] - b->prev.dev[d][c];
-			json_integer_set(b->by_dev[d][c], (json_int_t)v);
-			if (b->devs.dev[d].in_totals)
-				total[c] += v;
-		}
-	for (int c = 0; c < BIO_COUNTERS; c++)
-		json_integer_set(b->total[c], (json_int_t)total[c]);
+		for (int c = 0; c < BIO_COUNTERS; c++)
+			json_integer_set(b->by_dev[d][c], (json_int_t)(now->dev[d][c] - b->prev.dev[d][c]));
+	for (int c = 0; c < BIO_COUNTERS; c++) /* counted bio by bio: a clone below a stacked bio not again */
+		json_integer_set(b->total[c], (json_int_t)(now->total[c] - b->prev.total[c]));
 	for (int k = 0; k < BIO_CAUSES; k++)
 		for (int c = 0; c < CAUSE_COUNTERS; c++)
 			json_integer_set(b->cause[k][c], (json_int_t)(now->cause[k][c] - b->prev.cause[k][c]));
@@ -880,6 +886,23 @@ static bool surely_ended(const struct block_io *b, const struct bio_entry *tb, c
 	return tb->dev[0] < b->devs.n && !b->devs.dev[tb->dev[0]].request_based;
 }
 
+/* v into counter c of the entry's devices in extra, and of the totals
+ * once where counted, as the program's add_io */
+static void add_io_extra(struct block_io *b, const struct bio_entry *tb, bool only_bio_based, enum bio_counter c,
+			 __u64 v)
+{
+	bool counted = false;
+	for (int k = 0; k < 2; k++) {
+		__u8 d = tb->dev[k];
+		if (d >= b->devs.n || (only_bio_based && b->devs.dev[d].request_based))
+			continue;
+		b->extra.dev[d][c] += v;
+		counted |= b->devs.dev[d].own_totals;
+	}
+	if (counted && !tb->lower)
+		b->extra.total[c] += v;
+}
+
 /* Bytes of a bio into extra, as the program's count_bytes: its owner's,
  * another's share of a tree's bio first */
 static void count_bytes_extra(struct block_io *b, const struct bio_entry *tb, __u32 bytes)
@@ -888,11 +911,8 @@ static void count_bytes_extra(struct block_io *b, const struct bio_entry *tb, __
 		return;
 	bool write = tb->kind == TB_WRITE, tree = tb->owner == OWNER_TREE;
 	__u32 others = !tree ? bytes : tb->other_left < bytes ? tb->other_left : bytes;
-	for (int k = 0; k < 2; k++)
-		if (tb->dev[k] < BIO_DEVICES) {
-			b->extra.dev[tb->dev[k]][write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES] += others;
-			b->extra.dev[tb->dev[k]][write ? BIO_WRITE_BYTES : BIO_READ_BYTES] += bytes - others;
-		}
+	add_io_extra(b, tb, false, write ? BIO_OTHER_WRITE_BYTES : BIO_OTHER_READ_BYTES, others);
+	add_io_extra(b, tb, false, write ? BIO_WRITE_BYTES : BIO_READ_BYTES, bytes - others);
 	if (tree && tb->cause < BIO_CAUSES && !tb->lower)
 		b->extra.cause[tb->cause][write ? CC_WRITE_BYTES : CC_READ_BYTES] += bytes - others;
 }
@@ -909,27 +929,33 @@ static void count_inferred(struct block_io *b, int fd, __u64 key)
 	__atomic_fetch_sub(&b->skel->bss->bios_inflight, 1, __ATOMIC_RELAXED);
 	if (tb.owner == OWNER_TREE)
 		__atomic_fetch_sub(&b->skel->bss->tree_bios_inflight, 1, __ATOMIC_RELAXED);
-	if (tb.upper && bpf_map__delete_elem(b->skel->maps.upper_vecs, &tb.vec, sizeof(tb.vec), 0) == 0)
+	struct upper_bio u;
+	if (tb.upper && bpf_map__lookup_elem(b->skel->maps.upper_vecs, &tb.vec, sizeof(tb.vec), &u, sizeof(u), 0) == 0 &&
+	    u.key == key && bpf_map__delete_elem(b->skel->maps.upper_vecs, &tb.vec, sizeof(tb.vec), 0) == 0)
 		__atomic_fetch_sub(&b->skel->bss->upper_inflight, 1, __ATOMIC_RELAXED);
 	if (tb.bytes > tb.done + tb.split_off)
 		count_bytes_extra(b, &tb, tb.bytes - tb.done - tb.split_off);
+	/* a bio-based device's everyone's counts are its bios' (the
+	 * program's count_bio_based) */
+	static const enum bio_counter all[][2] = {[TB_READ] = {BIO_ALL_READ_OPS, BIO_ALL_READ_BYTES},
+						  [TB_WRITE] = {BIO_ALL_WRITE_OPS, BIO_ALL_WRITE_BYTES},
+						  [TB_DISCARD] = {BIO_ALL_DISCARD_OPS, BIO_ALL_DISCARD_BYTES}};
+	if (tb.kind < TB_NONE) {
+		add_io_extra(b, &tb, true, all[tb.kind][0], 1);
+		add_io_extra(b, &tb, true, all[tb.kind][1], tb.bytes - tb.split_off);
+	}
 	if (tb.owner != OWNER_TREE || tb.split)
 		return;
-	for (int k = 0; k < 2; k++) {
-		__u64 *dev = tb.dev[k] < BIO_DEVICES ? b->extra.dev[tb.dev[k]] : NULL;
-		if (!dev)
-			continue;
-		if (tb.kind == TB_READ)
-			dev[BIO_READ_OPS]++;
-		else if (tb.kind == TB_WRITE)
-			dev[BIO_WRITE_OPS]++;
-		else if (tb.kind == TB_DISCARD) {
-			dev[BIO_DISCARD_OPS]++;
-			dev[BIO_DISCARD_BYTES] += tb.bytes;
-		}
-		if (tb.flush)
-			dev[BIO_FLUSH_OPS]++;
+	if (tb.kind == TB_READ)
+		add_io_extra(b, &tb, false, BIO_READ_OPS, 1);
+	else if (tb.kind == TB_WRITE)
+		add_io_extra(b, &tb, false, BIO_WRITE_OPS, 1);
+	else if (tb.kind == TB_DISCARD) {
+		add_io_extra(b, &tb, false, BIO_DISCARD_OPS, 1);
+		add_io_extra(b, &tb, false, BIO_DISCARD_BYTES, tb.bytes);
 	}
+	if (tb.flush)
+		add_io_extra(b, &tb, false, BIO_FLUSH_OPS, 1);
 	if (tb.lower) {
 		/* the stacked device's bio counts once, cause and size */
 	} else if (tb.kind == TB_READ || tb.kind == TB_WRITE) {
@@ -1083,7 +1109,7 @@ static int bio_open(const struct source_config *sc, const struct target_info *t,
 	b->unseen_open.ns = clock_mono_ns();
 	completions_unseen(b, false, b->unseen_open.v);
 	add_fields(b, row);
-	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs));
+	json_object_set_new(manifest, "devices", blk_devices_json(&b->devs, true));
 	b->inferred = json_pack("{s:i,s:[]}", "bios", 0, "rows");
 	json_object_set(manifest, "ends_inferred", b->inferred);
 	json_int_t size = (json_int_t)bpf_map__max_entries(b->skel->maps.tree_inodes);

@@ -114,9 +114,11 @@ struct bio_entry {
 
 /* upper_vecs' value: what a stacked device's bio tells its clones */
 struct upper_bio {
+	__u64 key;   /* the stacked bio's (struct bio *): its entry takes this out */
 	__u8 owner;
 	__u8 cause;
-	__u8 pad[2];
+	__u8 dev;    /* the stacked device's index: a clone is on one below it */
+	__u8 pad;
 	__u32 other_left;
 };
 
@@ -161,6 +163,9 @@ struct bio_slot {
 	__u64 cg_queued_bytes[BIO_DEVICES];
 	/* the tree's bios by cause, each once (not per device) */
 	__u64 cause[BIO_CAUSES][CAUSE_COUNTERS];
+	/* the totals: each bio once, on the devices counted in them, a clone
+	 * below a stacked bio not again (nor the bytes of a request it holds) */
+	__u64 total[BIO_COUNTERS];
 } __attribute__((aligned(EBPF_SLOT_ALIGN)));
 
 #endif

@@ -519,7 +519,7 @@ static int cg_open(const struct source_config *sc, const struct target_info *t, 
 		json_array_append_new(p->warnings, json_string(io_note));
 	json_object_set_new(manifest, "pressure_scope", json_string(!got ? "none" : p->system_psi ? "system" : "cgroup"));
 	json_object_set_new(manifest, "memory_peak", json_string(p->peak_resets ? "since the previous row" : "the current value"));
-	json_object_set_new(manifest, "devices", blk_devices_json(&p->devs));
+	json_object_set_new(manifest, "devices", blk_devices_json(&p->devs, false));
 	json_object_set_new(manifest, "null_fields", p->null_fields);
 	json_object_set_new(manifest, "warnings", p->warnings);
 	*state = p;

@@ -135,22 +135,44 @@ static bool holds(const struct blk_dev *j, const char *name)
 	return false;
 }
 
+/* Whether j is stacked on a partition of disk (found by the partitions'
+ * names: sysfs's own, the disk's name and a number, with a "p" after a
+ * name ending in a digit). */
+static bool holds_part_of(const struct blk_dev *j, const struct blk_dev *disk)
+{
+	size_t n = strlen(disk->name);
+	for (size_t k = 0; k < j->n_below && !disk->disk[0]; k++) {
+		const char *m = j->below[k];
+		if (strncmp(m, disk->name, n))
+			continue;
+		m += n;
+		if (*m == 'p' && n && disk->name[n - 1] >= '0' && disk->name[n - 1] <= '9')
+			m++;
+		if (*m >= '1' && *m <= '9' && m[strspn(m, "0123456789")] == '\0')
+			return true;
+	}
+	return false;
+}
+
 /* A partition is counted in the totals only while its disk is not; a
- * device below a selected stacked device, never (under: the topmost). */
+ * device below a selected stacked device, never (under: the topmost); a
+ * disk with a partition below one is, and says so (partly_under). */
 static void settle_totals(struct blk_devices *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		struct blk_dev *dev = &d->dev[i];
-		dev->in_totals = true;
-		dev->under[0] = '\0';
+		dev->in_totals = dev->own_totals = true;
+		dev->under[0] = dev->partly_under[0] = '\0';
 		for (size_t j = 0; j < d->n; j++) {
 			if (dev->disk[0] && !strcmp(d->dev[j].name, dev->disk))
-				dev->in_totals = false;
+				dev->in_totals = dev->own_totals = false;
 			if (j != i && holds(&d->dev[j], dev->name) &&
 			    (!dev->under[0] || holds(&d->dev[j], dev->under))) {
 				dev->in_totals = false;
 				copy_name(dev->under, d->dev[j].name);
 			}
+			if (j != i && !dev->partly_under[0] && holds_part_of(&d->dev[j], dev))
+				copy_name(dev->partly_under, d->dev[j].name);
 		}
 	}
 }
@@ -253,19 +275,26 @@ int blk_devices_default(struct blk_devices *d, const char *sysfs, struct errbuf 
 	return r;
 }
 
-json_t *blk_devices_json(const struct blk_devices *d)
+json_t *blk_devices_json(const struct blk_devices *d, bool per_bio)
 {
 	json_t *list = json_array();
 	for (size_t i = 0; i < d->n; i++) {
 		char numbers[24];
 		snprintf(numbers, sizeof(numbers), "%u:%u", d->dev[i].major, d->dev[i].minor);
-		json_t *one = json_pack("{s:s, s:s, s:b}", "name", d->dev[i].name, "dev", numbers,
-					"in_totals", d->dev[i].in_totals);
+		json_t *one = json_pack("{s:s, s:s, s:b}", "name", d->dev[i].name, "dev", numbers, "in_totals",
+					per_bio ? d->dev[i].own_totals : d->dev[i].in_totals);
 		if (d->dev[i].under[0])
 			json_object_set_new(one, "under", json_string(d->dev[i].under));
+		if (d->dev[i].partly_under[0])
+			json_object_set_new(one, "partly_under", json_string(d->dev[i].partly_under));
 		json_array_append_new(list, one);
 	}
 	return list;
+}
+
+bool blk_devices_below(const struct blk_devices *d, size_t upper, size_t j)
+{
+	return holds(&d->dev[upper], d->dev[j].name) || holds_part_of(&d->dev[upper], &d->dev[j]);
 }
 
 json_t *blk_by_device(const struct blk_devices *d, json_t **dev)

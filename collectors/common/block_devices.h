@@ -34,7 +34,12 @@ struct blk_dev {
 	char disk[BLK_NAME_MAX]; /* a partition's whole disk; "" for a disk */
 	bool in_totals;          /* false: a partition whose disk is selected too, or a
 				  * device below a selected stacked device */
+	bool own_totals;         /* false: a partition whose disk is selected too (a
+				  * source that tells a stacked bio's clones apart
+				  * counts the rest of a device below) */
 	char under[BLK_NAME_MAX]; /* that stacked device, the topmost selected; "" none */
+	char partly_under[BLK_NAME_MAX]; /* a disk, one of whose partitions is below this
+					  * selected stacked device (LVM on sda2); "" none */
 	size_t n_below;
 	char below[BLK_BELOW_MAX][BLK_NAME_MAX]; /* its slaves, at any depth (dm, md) */
 	bool request_based;      /* blk-mq (its disk has an mq directory): not dm, md */
@@ -73,8 +78,15 @@ struct blk_activity {
 int blk_device_activity(const char *sysfs, const struct blk_dev *dev, struct blk_activity *a);
 
 /* The manifest's list: [{"name", "dev": "major:minor", "in_totals"}, and
- * "under" for a device below a selected stacked device]. */
-json_t *blk_devices_json(const struct blk_devices *d);
+ * "under" for a device below a selected stacked device, "partly_under" for
+ * a disk one of whose partitions is]; in_totals is
+ * own_totals with per_bio (block_io: a clone is left out, not a device). */
+json_t *blk_devices_json(const struct blk_devices *d, bool per_bio);
+
+/* Whether selected device j is below selected stacked device upper: a
+ * member of it (its slaves, at any depth), or the disk of a member
+ * partition (LVM on sda2: sda). */
+bool blk_devices_below(const struct blk_devices *d, size_t upper, size_t j);
 /* A row's by_device: an empty object per device, by name; dev[i] is
  * device i's (owned by the returned object). */
 json_t *blk_by_device(const struct blk_devices *d, json_t **dev);

@@ -214,7 +214,7 @@ static int ds_open(const struct source_config *sc, const struct target_info *t, 
 	json_t *by = blk_by_device(&p->devs, p->dev);
 	fill_row(p, 0);
 	json_object_set_new(row, "by_device", by);
-	json_object_set_new(manifest, "devices", blk_devices_json(&p->devs));
+	json_object_set_new(manifest, "devices", blk_devices_json(&p->devs, false));
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());
 	*state = p;
 	return 0;

@@ -86,7 +86,7 @@ for spec in "bookworm-6.1 bookworm linux-image-cloud-amd64" \
 		continue
 	fi
 	for what in probe direct direct-procfs sysio-ebpf sysio-ptrace netio-ebpf netio-ptrace fio-libaio fio-io_uring \
-		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader stacked-dm stacked-md nfs nfs-late smb nulls; do
+		metawork patwork darwork darwork-ptrace throttled controllers verdict memhigh causes causes-dirty causes-outside causes-loader stacked-dm stacked-dm-part stacked-md nfs nfs-late smb nulls; do
 		if [ -n "$NO_DARSHAN" ] && [[ $what == darwork* ]]; then
 			no_judge "${line}_$what" "$NO_DARSHAN"
 			continue

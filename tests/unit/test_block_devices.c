@@ -259,8 +259,39 @@ TEST(a_device_below_a_selected_stacked_one_is_not_counted_twice)
 	EXPECT(!d.dev[4].in_totals);
 	EXPECT_STR(d.dev[4].under, "dm-0");
 	EXPECT_STR(d.dev[2].under, "");
-	json_t *list = blk_devices_json(&d);
+	json_t *list = blk_devices_json(&d, false);
 	EXPECT_STR(json_string_value(json_object_get(json_array_get(list, 4), "under")), "dm-0");
 	EXPECT(!json_object_get(json_array_get(list, 3), "under"));
+	EXPECT(!json_is_true(json_object_get(json_array_get(list, 4), "in_totals")));
 	json_decref(list);
+	/* a source that leaves clones out bio by bio counts the rest of vdb */
+	list = blk_devices_json(&d, true);
+	EXPECT(json_is_true(json_object_get(json_array_get(list, 4), "in_totals")));
+	json_decref(list);
+	EXPECT(blk_devices_below(&d, 3, 4)); /* vdb below dm-0 */
+	EXPECT(blk_devices_below(&d, 2, 0)); /* vdc below dm-1, at depth 2 */
+	EXPECT(!blk_devices_below(&d, 3, 0));
+}
+
+TEST(a_disk_whose_partition_is_stacked_on_counts_in_the_totals)
+{
+	make_sysfs();
+	/* dm-2 (LVM) on vdg2: vdg holds other partitions, its own bytes */
+	disk("vdg", "254:96\n", "131072\n", "vdg2", "254:98\n");
+	disk("dm-2", "253:2\n", "65536\n", NULL, NULL);
+	dir("devices/dm-2/slaves");
+	link_to("../../vdg/vdg2", "devices/dm-2/slaves/vdg2");
+	struct blk_devices d = {0};
+	struct errbuf why;
+	EXPECT_EQ(blk_devices_add(&d, root, "vdg", &why), 0);
+	EXPECT_EQ(blk_devices_add(&d, root, "dm-2", &why), 0);
+	EXPECT(d.dev[0].in_totals && d.dev[0].own_totals);
+	EXPECT_STR(d.dev[0].under, "");
+	EXPECT_STR(d.dev[0].partly_under, "dm-2");
+	json_t *list = blk_devices_json(&d, false);
+	EXPECT_STR(json_string_value(json_object_get(json_array_get(list, 0), "partly_under")), "dm-2");
+	json_decref(list);
+	EXPECT_STR(d.dev[1].below[0], "vdg2");
+	EXPECT(blk_devices_below(&d, 1, 0)); /* its partition is a member */
+	EXPECT(!blk_devices_below(&d, 0, 1));
 }

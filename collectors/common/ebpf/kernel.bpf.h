@@ -270,8 +270,9 @@ struct request_queue {
 } __attribute__((preserve_access_index));
 
 struct bvec_iter {
-	unsigned int bi_size; /* bytes left */
-	unsigned int bi_idx;  /* the bio_vec it is at */
+	unsigned int bi_size;      /* bytes left */
+	unsigned int bi_idx;       /* the bio_vec it is at */
+	unsigned int bi_bvec_done; /* bytes of that bio_vec done */
 } __attribute__((preserve_access_index));
 
 /* A bio's cgroup (CONFIG_BLK_CGROUP): blkg, its blkcg, whose css's cgroup
@@ -300,6 +301,7 @@ struct blkcg_gq {
  * bpf_core_type_size(struct bio_vec), not this struct's */
 struct bio_vec {
 	struct page *bv_page;
+	unsigned int bv_offset;
 } __attribute__((preserve_access_index));
 
 struct bio {
