@@ -71,7 +71,7 @@ struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t
 		/* the id is another thread's now: a new lifetime in its place */
 		close_fds(th);
 		*th = (struct wait_thread){.tid = tid, .tgid = tgid, .start_ns = start_ns, .wait = WC_OTHER,
-					   .mount = -1, .call = WAIT_CALL_UNKNOWN, .fd = {-1, -1}};
+					   .mount = -1, .call = WAIT_CALL_UNKNOWN, .fd = {-1, -1}, .on_cpu = -1};
 		th->fresh = true;
 		return th;
 	}
@@ -81,7 +81,7 @@ struct wait_thread *wait_account_thread(struct wait_account *a, pid_t tid, pid_t
 		return NULL;
 	struct wait_thread *th = &a->t[a->n++];
 	*th = (struct wait_thread){.tid = tid, .tgid = tgid, .start_ns = start_ns, .wait = WC_OTHER, .mount = -1,
-				   .call = WAIT_CALL_UNKNOWN, .fd = {-1, -1}, .fresh = true};
+				   .call = WAIT_CALL_UNKNOWN, .fd = {-1, -1}, .fresh = true, .on_cpu = -1};
 	return th;
 }
 
@@ -137,6 +137,7 @@ int wait_account_add(struct wait_account *a, struct wait_thread *th, bool have_s
 		     const char *fn)
 {
 	bool fresh = th->fresh;
+	uint64_t queued_now = 0; /* run queue wait counted ahead of run_delay */
 	th->seen = true;
 	th->fresh = false;
 	bool runs = state == 'R';
@@ -170,13 +171,20 @@ int wait_account_add(struct wait_account *a, struct wait_thread *th, bool have_s
 		 * (its switches moved); found running then too and never
 		 * switched in since, it ran throughout, and the rest is the
 		 * scheduler's count lagging (a running thread's is brought up
-		 * to date at its next tick or switch, a few ms later) */
-		bool ran_through = runs && !fresh && !th->waiting && th->state == 'R' && switches == th->switches;
-		enum wait_class where = !runs ? wait : ran_through ? WC_RUNNING : th->wait;
+		 * to date at its next tick or switch, a few ms later). Unless
+		 * the tick found it off its CPU (where the backend can tell):
+		 * preempted since, it waits in a run queue, a wait its run_delay
+		 * holds only from its next switch in; the rest is that wait,
+		 * counted now and taken off that count when it comes. */
+		bool same_run = runs && !fresh && !th->waiting && th->state == 'R' && switches == th->switches;
+		bool queued = same_run && th->on_cpu == 0;
+		enum wait_class where = !runs ? wait : queued ? WC_RUNNABLE : same_run ? WC_RUNNING : th->wait;
 		int where_mount = runs ? th->mount : mount;
 		a->ns[WC_RUNNING] += run;
 		a->ns[WC_RUNNABLE] += runq;
 		a->ns[where] += rest;
+		if (queued)
+			queued_now = rest;
 		if (rest && where == WC_OTHER && add_other(a, runs ? th->fn : fn ? fn : "", rest) < 0)
 			return -ENOMEM;
 		if (rest && where_mount >= 0 && (where == WC_FUSE || where == WC_REMOTE_FS)) {
@@ -186,7 +194,7 @@ int wait_account_add(struct wait_account *a, struct wait_thread *th, bool have_s
 		}
 	}
 	th->run_ns = run_ns;
-	th->runq_ns = runq_ns;
+	th->runq_ns = runq_ns + queued_now;
 	th->switches = switches;
 	th->state = state;
 	th->waiting = !runs;

@@ -45,6 +45,9 @@ struct wait_thread {
 	bool waiting;              /* the last tick found it waiting, in wait */
 	bool fresh;                /* not found by a tick yet */
 	bool seen;                 /* found this tick */
+	int on_cpu;                /* on a CPU as this tick found it: 1, 0, -1 not known (set
+				    * by the backend before wait_account_add; procfs cannot tell
+				    * a runnable thread from a running one) */
 	int fd[2];                 /* the backend's, closed when it is dropped (-1: none) */
 };
 

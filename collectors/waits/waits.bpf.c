@@ -68,6 +68,7 @@ int waits_walk(struct bpf_iter__task *ctx)
 	r->t.state = wait_task_state(t);
 	r->t.flags = BPF_CORE_READ(w, flags);
 	r->t.same = 0;
+	r->t.on_cpu = t->on_cpu != 0;
 	r->t.nframes = 0;
 	r->t.call.call = WAIT_LAYOUT_CALL_UNKNOWN;
 	__u32 tid = t->pid;

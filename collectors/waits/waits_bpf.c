@@ -213,6 +213,7 @@ static int measure(struct wb_state *b)
 				wait = classify(b, &t, frames, fn, &mount);
 			}
 		}
+		th->on_cpu = (int)t.on_cpu;
 		r = wait_account_add(a, th, true, t.run_ns, t.runq_ns, t.switches, state, wait, mount, fn);
 	}
 	wait_account_end(a);

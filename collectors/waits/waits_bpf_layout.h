@@ -16,6 +16,7 @@ struct waits_bpf_thread {
 	__u32 state;    /* __state */
 	__u32 flags;    /* PF_* */
 	__u32 same;     /* waits where the last walk found it: nothing more read */
+	__u32 on_cpu;   /* on a CPU as it was walked (a runnable one may wait in a run queue) */
 	__u32 nframes;
 	struct wait_layout_call call; /* when it waits and is not the same */
 };

@@ -43,6 +43,40 @@ TEST(a_thread_that_ran_through_is_running_though_its_count_lags)
 	wait_account_free(&a);
 }
 
+/* a tick at now of one thread the backend found on its CPU or not */
+static void tick_cpu(struct wait_account *a, uint64_t now, uint64_t run, uint64_t runq, uint64_t switches,
+		     int on_cpu)
+{
+	wait_account_begin(a, now);
+	struct wait_thread *th = wait_account_thread(a, 7, 7, 0);
+	EXPECT(th != NULL);
+	th->on_cpu = on_cpu;
+	EXPECT_EQ(wait_account_add(a, th, true, run, runq, switches, 'R', WC_OTHER, -1, NULL), 0);
+	wait_account_end(a);
+}
+
+TEST(a_thread_preempted_since_waits_in_its_run_queue_not_running)
+{
+	struct wait_account a;
+	wait_account_init(&a);
+	tick_cpu(&a, 100 * MS, 90 * MS, 0, 3, 1);
+	/* on its CPU then, off it now, never switched in since: it ran 2 ms
+	 * and was preempted, and its run_delay has none of the wait yet */
+	tick_cpu(&a, 110 * MS, 92 * MS, 0, 3, 0);
+	EXPECT_EQ(a.ns[WC_RUNNING], 2 * MS);
+	EXPECT_EQ(a.ns[WC_RUNNABLE], 8 * MS);
+	/* still waiting: the whole tick */
+	tick_cpu(&a, 120 * MS, 92 * MS, 0, 3, 0);
+	EXPECT_EQ(a.ns[WC_RUNNABLE], 10 * MS);
+	EXPECT_EQ(a.ns[WC_RUNNING], 0);
+	/* switched in after 3 ms more, ran 7: run_delay holds the 21 ms it
+	 * waited, 18 of them counted already */
+	tick_cpu(&a, 130 * MS, 99 * MS, 21 * MS, 4, 1);
+	EXPECT_EQ(a.ns[WC_RUNNABLE], 3 * MS);
+	EXPECT_EQ(a.ns[WC_RUNNING], 7 * MS);
+	wait_account_free(&a);
+}
+
 TEST(a_thread_found_running_after_a_wait_had_the_wait_s_end)
 {
 	struct wait_account a;
