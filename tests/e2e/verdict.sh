@@ -95,7 +95,7 @@ job_py() {
 	"$PY" - "$JOB" "$IOPSAMPLE" "$DISK" <<PY
 import json, os, subprocess, sys
 from epi import expect
-from phases import phases, verdict, judge, inside, held, split_held
+from phases import SHARE, phases, verdict, judge, inside, held, split_held
 ep_dir, iops, disk = sys.argv[1:4]
 ph = phases(ep_dir)
 v, d = verdict(iops, ep_dir), verdict(iops, ep_dir, "--deployable-only")
@@ -192,7 +192,10 @@ expect([(round(float(b) * 100), l) for a, b, l in got] == [(round(w["t_mono_ns"]
        "text windows")
 coarse = verdict(iops, ep_dir, "--window", "200ms")
 expect(coarse["window_ns"] == 200_000_000 and len(coarse["windows"]) == (len(v["windows"]) + 1) // 2, "--window 200ms")
-print(judge(coarse, ph, EXPECTED, "200 ms windows"))
+# half as many windows: the same one window of slack a phase of 22 has at
+# 100 ms (SHARE), not none (a streamed file's 11 once held 10 under a whole
+# check-all: cat's copying outweighed its waits in one, as programs.sh has seen)
+print(judge(coarse, ph, EXPECTED, "200 ms windows", share=1 - 2 * (1 - SHARE)))
 # a window no interval divides: the rows spread over it by export's rules,
 # every window's time accounted for
 odd = verdict(iops, ep_dir, "--window", "150ms")

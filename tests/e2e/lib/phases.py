@@ -53,13 +53,13 @@ def held(v, ph, expected):
     return out
 
 
-def judge(v, ph, expected, what):
-    """Every phase holds SHARE of its windows; a line per phase. Raises
+def judge(v, ph, expected, what, share=SHARE):
+    """Every phase holds share of its windows; a line per phase. Raises
     AssertionError naming the phases that do not."""
     lines, bad = [], []
     for name, label, right, n, wrong in held(v, ph, expected):
         lines.append("%s %s %d/%d" % (name, label, right, n))
-        if n == 0 or right < SHARE * n:
+        if n == 0 or right < share * n:
             bad.append("%s: %d of %d windows %s; wrong: %s" % (name, right, n, label, wrong[:3]))
     if bad:
         raise AssertionError("%s: %s" % (what, "; ".join(bad)))
