@@ -84,9 +84,13 @@ PY
 		{ echo "$name: run: exit $?: $(tail -n 2 "$WORK/$name.log")"; return 1; }
 }
 
+# The socket's phase twice as long as the others: its many short waits,
+# sampled each 10 ms, part from offcpu's exact count by over 10 % in a 100 ms
+# window now and then under other load (2 of 21 once in a make check, one
+# over the 95 %), and twice the windows hold one such in twenty.
 run_phases() {
 	fifo_writer "$WORK/fifo" || return 1
-	episode phases procfs "$PHASEWORK" "read:2.5:$MNT/data" "recv:2.5:$(cat "$WORK/raw.port")" lock:2.5:16 child:2.5:24 \
+	episode phases procfs "$PHASEWORK" "read:2.5:$MNT/data" "recv:5:$(cat "$WORK/raw.port")" lock:2.5:16 child:2.5:24 \
 		"fifo:2.5:$WORK/fifo" idle:2.5 cpu:2.5 "dread:2.5:$WORK/big" memlimit:100663296 anon:2.5:112 memlimit:0
 	local rc=$?
 	kill "$WRITER_PID" 2>/dev/null
@@ -167,7 +171,7 @@ PY
 
 bpf_phases() {
 	fifo_writer "$WORK/fifo2" || return 1
-	episode bpf bpf "$PHASEWORK" "read:2.5:$MNT/data" "recv:2.5:$(cat "$WORK/raw.port")" lock:2.5:16 child:2.5:24 \
+	episode bpf bpf "$PHASEWORK" "read:2.5:$MNT/data" "recv:5:$(cat "$WORK/raw.port")" lock:2.5:16 child:2.5:24 \
 		"fifo:2.5:$WORK/fifo2" idle:2.5 cpu:2.5 || return 1
 	kill "$WRITER_PID" 2>/dev/null
 	classes_held bpf short
