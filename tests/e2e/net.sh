@@ -141,9 +141,13 @@ expect(all(r["by_mount"][mnt]["waiting"] == 0 for r in idle), "waiting before it
 # the verdict's network windows name the mount, its daemon and its requests waiting
 v = phases.verdict(sys.argv[4], ep.dir)
 ev = [w["evidence"] for w in phases.inside(v, s + 2e8, e) if w["verdict"] == "network"]
-named = [x for x in ev if "(%s: fuse, daemon python3 (pid %d); " % (mnt, daemon) in x and "waiting on its daemon" in x]
-expect(ev and len(named) >= phases.SHARE * len(ev), "the verdict's evidence: %d of %d name it: %s" % (
-    len(named), len(ev), ev[:1]))
+mount = "(%s: fuse, daemon python3 (pid %d)" % (mnt, daemon)
+named = [x for x in ev if mount + "; " in x and "waiting on its daemon" in x]
+# each names the mount and its daemon; the requests waiting are the gauge
+# above, read at an instant, which the same one window may miss (11 of 12
+# in a loaded make check)
+expect(ev and all(mount in x for x in ev) and len(named) >= len(ev) - 1,
+       "the verdict's evidence: %d of %d name it: %s" % (len(named), len(ev), [x for x in ev if x not in named][:2]))
 print("%s: waiting >= 1 in %d of %d rows of the read, 0 before; %s" % (mnt, sum(w >= 1 for w in waiting), len(inside), named[0][:160]))
 PY
 }
