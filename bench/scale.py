@@ -20,7 +20,8 @@ run:
              holds it too, and is shown as well);
   floor      bench/scale_floor doing the same reads on the same tree and
              files at the same time, in windows of 1.2 s: waiting on a
-             10 ms grid, reading what the source reads (its kept files, the
+             10 ms grid half an interval off the sampler's (the two never
+             read at once), reading what the source reads (its kept files, the
              episode cgroup's lists, the netlink queries, the counter
              group; for a bpf backend, a run of the same task iterator over
              the same tree), and writing one line as long as the source's
@@ -166,18 +167,24 @@ def mean_row_len(path):
     return max(2, sum(lines) // max(1, len(lines)))
 
 
-def sampler_files(pid):
-    """What the sampler keeps open under /proc and /sys: the files it reads
-    (net's /proc/PID/mountinfo it only polls for a change, one poll(2) a
-    tick: the floor does not read it, the sampler's poll is its own cost)."""
+def sampler_files(pid, manifest, src):
+    """What the sampler reads each tick of what it keeps open under /proc
+    and /sys: net's /proc/PID/mountinfo it reads only when the kernel says
+    a mount came or went (its wait on it is its own cost), its mountstats
+    only while it follows an NFS mount (the manifest's mounts)."""
+    nfs = any(m.get("fstype", "").startswith("nfs")
+              for m in (manifest["sources"].get(src, {}).get("mounts") or {}).values())
     out = []
     for fd in glob.glob("/proc/%d/fd/*" % pid):
         try:
             target = os.readlink(fd)
         except OSError:
             continue
-        if re.match(r"^/(proc|sys)/", target) and not target.endswith("/mountinfo"):
-            out.append(target)
+        if not re.match(r"^/(proc|sys)/", target) or target.endswith("/mountinfo"):
+            continue
+        if src == "net" and target.endswith("/mountstats") and not nfs:
+            continue
+        out.append(target)
     return sorted(out)
 
 
@@ -200,7 +207,7 @@ def floor_cmd(build, work, spec, row_len, keeper, manifest, sampler, n):
     if src == "waits":
         return cmd + ["threads", os.path.join(v2, "cgroup.threads")]
     if src in ("cgroup", "diskstats", "net"):
-        return cmd + ["files"] + sampler_files(sampler)
+        return cmd + ["files"] + sampler_files(sampler, manifest, src)
     if src == "perf_event":
         counted = [e["event"] for e in manifest["sources"]["perf_event"]["events"] if e["counted"]]
         return cmd + ["perf", str(n)] + counted
@@ -209,9 +216,22 @@ def floor_cmd(build, work, spec, row_len, keeper, manifest, sampler, n):
     return cmd + ["wait"]  # the eBPF sources read mapped memory: no system call
 
 
-def side_by_side(cmd, sampler, threads, env=None):
+def off_grid(rows_path):
+    """A CLOCK_MONOTONIC time half an interval off the sampler's grid: its
+    last row's t_wall_ns taken to the monotonic clock (a row is taken some
+    microseconds after its tick), plus half an interval."""
+    with open(rows_path, "rb") as f:
+        f.seek(max(0, os.path.getsize(rows_path) - 65536))
+        last = [l for l in f.read().split(b"\n") if l.startswith(b"{")][-1]
+    mono_minus_wall = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - time.time_ns()
+    return json.loads(last)["t_wall_ns"] + mono_minus_wall + INTERVAL_NS // 2
+
+
+def side_by_side(cmd, sampler, threads, env=None, grid=None):
     """The floor's and the sampler's CPU per tick over the same window: the
-    floor runs while the sampler samples."""
+    floor runs while the sampler samples, its ticks half an interval off
+    the sampler's (grid) so that the two never read at once."""
+    env = dict(env or os.environ, SCALE_FLOOR_GRID_NS=str(grid or ""))
     t0, c0 = time.monotonic(), schedstat(sampler, threads)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode:
@@ -280,7 +300,8 @@ def episode(build, work, name, spec, n, want_perf):
     cmd = floor_cmd(build, work, spec, row_len, keeper, manifest, sampler, n)
     # a floor that cannot keep the grid at thousands of processes takes
     # longer a window: three of them there
-    pairs = [side_by_side(cmd, sampler, src == "gpu", env) for _ in range(WINDOWS if n < 4096 else 3)]
+    grid = off_grid(os.path.join(out, src + ".jsonl"))
+    pairs = [side_by_side(cmd, sampler, src == "gpu", env, grid) for _ in range(WINDOWS if n < 4096 else 3)]
     ratios = sorted(a / b for a, b in pairs)
     mid = pairs[[a / b for a, b in pairs].index(ratios[len(ratios) // 2])]
     ps = perf_stat(tree_of(keeper)[1:]) if want_perf and shutil.which("perf") else None
@@ -360,7 +381,8 @@ def print_scale(res, sources, sizes, bad):
                 "%.0f µs" % (perf / 1000) if perf else "—", r["rows"], r["missed"], r["widest"] / 1e6,
                 len(r["stop"]), widest["interval_ns"] / 1e6 if widest else 0,
                 "%s (%.1f ms)" % (named["why"], named["busy_ns"] / 1e6) if named else
-                "not wide" if widest and widest["interval_ns"] <= 3 * INTERVAL_NS else "NOT NAMED"))
+                "no row" if not widest else
+                "not wide" if widest["interval_ns"] <= 3 * INTERVAL_NS else "NOT NAMED"))
             if widest and widest["interval_ns"] > 3 * INTERVAL_NS and not named:
                 bad.append("%s at %d: the stop's row %d of %.1f ms is not in the manifest's wide_rows" % (
                     src, n, widest["seq"], widest["interval_ns"] / 1e6))

@@ -6,7 +6,12 @@
  * line per tick of the length of the source's rows to OUT. bench/scale.py
  * runs it beside each source on the same idle tree; bench/perf_event.py
  * uses its wait mode. Prints its on-CPU ns per tick (the scheduler's exact
- * clock) over TICKS ticks, the first one not counted.
+ * clock) over TICKS ticks, the first one not counted. SCALE_FLOOR_GRID_NS,
+ * when set, is a CLOCK_MONOTONIC time in ns its ticks fall on, modulo the
+ * interval: bench/scale.py puts them half an interval off the sampler's,
+ * so that the two never read at once (at the same instant, they share or
+ * fight for what the reads touch, and a floor whose phase fell anywhere
+ * made each episode's ratio differ by a fifth from the next's).
  *
  *   scale_floor TICKS OUT LINE_LEN wait
  *       only the wait and the line (the eBPF sources: their counts are in
@@ -636,10 +641,18 @@ int main(int argc, char **argv)
 	line[line_len - 1] = '\n';
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	struct itimerspec its = {.it_interval = {0, 10000000}, .it_value = {now.tv_sec, now.tv_nsec}};
-	its.it_value.tv_nsec += 20000000; /* the first tick in 20 ms */
-	if (its.it_value.tv_nsec >= 1000000000)
-		its.it_value.tv_sec++, its.it_value.tv_nsec -= 1000000000;
+	/* the first tick in 20 ms or a little more: on SCALE_FLOOR_GRID_NS's
+	 * grid where it is set (a CLOCK_MONOTONIC time a tick falls on; see
+	 * the top) */
+	const int64_t interval = 10000000;
+	int64_t first = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + 2 * interval;
+	const char *grid = getenv("SCALE_FLOOR_GRID_NS");
+	if (grid && *grid) {
+		int64_t g = strtoll(grid, NULL, 10);
+		first += ((g - first) % interval + interval) % interval;
+	}
+	struct itimerspec its = {.it_interval = {0, interval},
+				 .it_value = {first / 1000000000, first % 1000000000}};
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (tfd < 0 || timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 		die("timerfd");

@@ -43,6 +43,14 @@
  *              count from the same moment, whatever their opens took;
  *   sample     at every tick of origin + k * interval and once more at the
  *              end: set the fields to the change since the previous sample;
+ *   watch      optional, with watched: a descriptor the sampler waits on
+ *              beside its timer, registered once, and the poll(2) events
+ *              to wait for; watched() is called when they come, before the
+ *              tick that comes with them, and before the last sample for
+ *              what came since the last wait. A source that reads a file
+ *              again only when the kernel says it changed (net: mountinfo's
+ *              POLLPRI, a mount come or gone) learns it without a system
+ *              call a tick;
  *   finish     once, before that last sample: let go of the target (a
  *              tracer detaches) so the last row holds everything;
  *   in_flight  optional, after finish: whether I/O the tree started is
@@ -132,6 +140,10 @@ struct collector_ops {
 	int (*before_exec)(const struct source_config *sc);
 	void (*begin)(void *state); /* optional */
 	int (*sample)(void *state, struct errbuf *why);
+	/* Optional, the two together: see "watch" above; a descriptor < 0
+	 * watches nothing. */
+	int (*watch)(void *state, short *events);
+	void (*watched)(void *state);
 	void (*finish)(void *state); /* optional */
 	/* Optional, the two together: true while some of what the tree
 	 * started is in flight, with *left (for the manifest) saying what;

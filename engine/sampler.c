@@ -39,6 +39,8 @@ struct sampler {
 	uint64_t wide;         /* rows wider than WIDE_ROW_INTERVALS intervals */
 	json_t *wide_rows;     /* the manifest's wide_rows, from the first */
 	int64_t test_slow_seq; /* IOPSAMPLE_TEST_SLOW_ROW: the row whose reading sleeps, or -1 */
+	int watch_fd;          /* the source's ops->watch, or -1 */
+	short watch_events;
 };
 
 static json_t *envelope(struct sampler *s, const struct config *cfg)
@@ -108,9 +110,20 @@ static void __attribute__((noreturn)) fail(struct sampler *s, int err, const cha
 	_exit(1);
 }
 
+/* What the source watches, asked without waiting: for a row taken outside
+ * the loop's wait (the drain's, the last). */
+static void ask_watched(struct sampler *s)
+{
+	struct pollfd p = {.fd = s->watch_fd, .events = s->watch_events};
+	if (s->watch_fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (s->watch_events | POLLERR)))
+		s->sc->ops->watched(s->state);
+}
+
 static void take_sample(struct sampler *s, bool final)
 {
 	struct errbuf why;
+	if (final)
+		ask_watched(s);
 	int64_t now = clock_mono_ns();
 	int64_t wall = clock_wall_ns();
 	int r = s->sc->ops->sample(s->state, &why);
@@ -197,7 +210,8 @@ static void tick(struct sampler *s, int tfd)
 /* After the stop, before the last row: while the source says I/O the tree
  * started is in flight, rows go on on the grid, up to its drain bound. The
  * manifest says how long it waited and, when the bound cut it short, what
- * was left. Only the timer is watched: the supervisor says nothing more. */
+ * was left. Only the timer is waited on (what the source watches is asked
+ * before each row): the supervisor says nothing more. */
 static void drain(struct sampler *s, int tfd)
 {
 	const struct collector_ops *o = s->sc->ops;
@@ -212,8 +226,10 @@ static void drain(struct sampler *s, int tfd)
 		int64_t before = clock_mono_ns();
 		int n = poll(&p, 1, DRAIN_POLL_MS);
 		s->waited_ns += clock_mono_ns() - before;
-		if (n > 0)
+		if (n > 0) {
+			ask_watched(s);
 			tick(s, tfd);
+		}
 	}
 	json_object_set_new(s->manifest, "drain",
 			    json_pack("{s:I, s:I, s:o}", "limit_ns", (json_int_t)limit, "waited_ns",
@@ -228,33 +244,39 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 	if (tfd < 0)
 		fail(s, errno, "timerfd");
 
-	/* epoll rather than poll: the two descriptors are registered once, and
+	/* epoll rather than poll: the descriptors are registered once, and
 	 * each wake-up does not poll the socket again (a tick's cost matters at
 	 * 1 ms intervals; see docs/benchmarks.md). */
 	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event want[2] = {{.events = EPOLLIN, .data.fd = tfd},
-				      {.events = EPOLLIN, .data.fd = s->sock}};
+	struct epoll_event want[3] = {{.events = EPOLLIN, .data.fd = tfd},
+				      {.events = EPOLLIN, .data.fd = s->sock},
+				      {.events = (uint32_t)s->watch_events, .data.fd = s->watch_fd}};
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &want[0]) < 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, s->sock, &want[1]) < 0)
+	    epoll_ctl(ep, EPOLL_CTL_ADD, s->sock, &want[1]) < 0 ||
+	    (s->watch_fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, s->watch_fd, &want[2]) < 0))
 		fail(s, errno, "epoll");
 
 	for (;;) {
-		struct epoll_event got[2];
+		struct epoll_event got[3];
 		int64_t before = clock_mono_ns();
-		int n = epoll_wait(ep, got, 2, -1);
+		int n = epoll_wait(ep, got, 3, -1);
 		s->waited_ns += clock_mono_ns() - before;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fail(s, errno, "epoll_wait");
 		}
-		bool message = false;
+		bool message = false, due = false;
 		for (int i = 0; i < n; i++) {
 			if (got[i].data.fd == tfd)
-				tick(s, tfd);
+				due = true;
+			else if (got[i].data.fd == s->watch_fd)
+				s->sc->ops->watched(s->state); /* before the tick that came with it */
 			else
 				message = true; /* EPOLLIN, EPOLLHUP or EPOLLERR */
 		}
+		if (due)
+			tick(s, tfd);
 		if (!message)
 			continue;
 
@@ -283,7 +305,7 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 
 void sampler_main(struct sampler_args *a)
 {
-	struct sampler s = {.sc = a->sc, .test_slow_seq = -1};
+	struct sampler s = {.sc = a->sc, .test_slow_seq = -1, .watch_fd = -1};
 	struct errbuf why;
 	pid_t parent = getppid();
 	char name[16];
@@ -350,6 +372,7 @@ void sampler_main(struct sampler_args *a)
 		_exit(0);
 	}
 	s.nkeys = json_object_size(s.row);
+	s.watch_fd = a->sc->ops->watch ? a->sc->ops->watch(s.state, &s.watch_events) : -1;
 	ipc_send(s.sock,
 		 json_pack("{s:s, s:s, s:O}", "msg", "ready", "file", file, "manifest", manifest));
 

@@ -120,12 +120,13 @@ static void put_value(struct out *o, const json_t *v)
 		put_c(o, '{');
 		bool first = true;
 		const char *key;
+		size_t key_len;
 		json_t *x;
-		json_object_foreach((json_t *)v, key, x) {
+		json_object_keylen_foreach((json_t *)v, key, key_len, x) {
 			if (!first)
 				put_c(o, ',');
 			first = false;
-			put_string(o, key, strlen(key));
+			put_string(o, key, key_len);
 			put_c(o, ':');
 			put_value(o, x);
 		}

@@ -14,10 +14,10 @@
  * change since the previous one. The interfaces are fixed when the source
  * opens, and one that goes away keeps its keys, null from then on, with a
  * warning. The mounts are followed: one made during the episode (NFS, seen
- * in mountstats; FUSE and SMB, in mountinfo, which poll(2) says has
- * changed) is in
- * by_mount from the row after the one it appeared in, its counts from
- * there; one unmounted leaves by_mount at the row it is found gone in. */
+ * in mountstats; FUSE and SMB, in mountinfo, read again when the kernel
+ * says it changed: POLLPRI, which the sampler waits for beside its timer)
+ * is in by_mount from the row after the one it appeared in, its counts
+ * from there; one unmounted leaves by_mount at the row it is found gone in. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -102,19 +102,21 @@ static const struct {
 #define NDEV (sizeof(dev_fields) / sizeof(dev_fields[0]))
 
 enum proto_file { PF_SNMP, PF_NETSTAT, PF_COUNT };
+/* each file's counters together, in the files' order: one pass a file */
 static const struct {
-	const char *field, *group, *name;
+	const char *field;
+	struct net_snmp_counter c;
 	enum proto_file file;
 } proto_fields[] = {
-	{"tcp_retrans_segs", "Tcp", "RetransSegs", PF_SNMP},
-	{"tcp_out_rsts", "Tcp", "OutRsts", PF_SNMP},
-	{"tcp_active_opens", "Tcp", "ActiveOpens", PF_SNMP},
-	{"tcp_passive_opens", "Tcp", "PassiveOpens", PF_SNMP},
-	{"tcp_in_errs", "Tcp", "InErrs", PF_SNMP},
-	{"udp_in_errors", "Udp", "InErrors", PF_SNMP},
-	{"udp_rcvbuf_errors", "Udp", "RcvbufErrors", PF_SNMP},
-	{"tcp_listen_drops", "TcpExt", "ListenDrops", PF_NETSTAT},
-	{"tcp_listen_overflows", "TcpExt", "ListenOverflows", PF_NETSTAT},
+	{"tcp_retrans_segs", {"Tcp", "RetransSegs"}, PF_SNMP},
+	{"tcp_out_rsts", {"Tcp", "OutRsts"}, PF_SNMP},
+	{"tcp_active_opens", {"Tcp", "ActiveOpens"}, PF_SNMP},
+	{"tcp_passive_opens", {"Tcp", "PassiveOpens"}, PF_SNMP},
+	{"tcp_in_errs", {"Tcp", "InErrs"}, PF_SNMP},
+	{"udp_in_errors", {"Udp", "InErrors"}, PF_SNMP},
+	{"udp_rcvbuf_errors", {"Udp", "RcvbufErrors"}, PF_SNMP},
+	{"tcp_listen_drops", {"TcpExt", "ListenDrops"}, PF_NETSTAT},
+	{"tcp_listen_overflows", {"TcpExt", "ListenOverflows"}, PF_NETSTAT},
 };
 #define NPROTO (sizeof(proto_fields) / sizeof(proto_fields[0]))
 
@@ -167,13 +169,15 @@ struct smb_mount {
 struct net {
 	pid_t pid;
 	int fd[PF_COUNT], dev_fd, ms_fd;
-	int mi_fd; /* mountinfo, polled: POLLPRI when a mount comes or goes */
+	int mi_fd; /* mountinfo, watched: POLLPRI when a mount comes or goes */
+	bool mounts_moved; /* since mountinfo was read */
 	char *buf;
 	size_t cap;
 	struct iface ifs[NET_MAX_IFACES];
 	size_t nif;
 	uint64_t proto_prev[NPROTO], proto_now[NPROTO];
 	bool proto_known[NPROTO];
+	struct net_snmp_counter want[NPROTO]; /* proto_fields' */
 	struct mountstats ms;
 	struct nfs_mount *nfs;
 	size_t nnfs, nfs_cap;
@@ -552,7 +556,9 @@ static int read_mounts(struct net *p, struct errbuf *why)
 }
 
 /* Whether a mount came or went in the tree's namespace since the last
- * poll (mountinfo's POLLPRI; the kernel's event, reset by the poll). */
+ * poll (mountinfo's POLLPRI; the kernel's event, reset by the poll: the
+ * sampler's wait on net_watch's descriptor resets it too). Asked here at
+ * the open and the begin only: while sampling, the sampler's wait says. */
 static bool mounts_changed(struct net *p)
 {
 	struct pollfd pf = {.fd = p->mi_fd, .events = POLLPRI};
@@ -606,16 +612,16 @@ static int read_ifaces(struct net *p, struct errbuf *why)
 static int read_protos(struct net *p, struct errbuf *why)
 {
 	static const char *const names[PF_COUNT] = {"net/snmp", "net/netstat"};
-	for (int f = 0; f < PF_COUNT; f++) {
+	for (size_t i = 0, n; i < NPROTO; i += n) {
+		enum proto_file f = proto_fields[i].file;
+		for (n = 1; i + n < NPROTO && proto_fields[i + n].file == f; n++)
+			;
 		if (p->fd[f] < 0)
 			continue;
 		int r = read_file(p, p->fd[f], names[f], why);
 		if (r < 0)
 			return r;
-		for (size_t i = 0; i < NPROTO; i++)
-			if (proto_fields[i].file == (enum proto_file)f)
-				p->proto_known[i] = net_snmp_value(p->buf, proto_fields[i].group, proto_fields[i].name,
-								   &p->proto_now[i]);
+		net_snmp_values(p->buf, p->want + i, n, p->proto_now + i, p->proto_known + i);
 	}
 	return 0;
 }
@@ -859,14 +865,28 @@ static void advance(struct net *p)
 	}
 }
 
+/* Whether an NFS mount is followed: its counters are read each tick. */
+static bool nfs_followed(const struct net *p)
+{
+	for (size_t i = 0; i < p->nnfs; i++)
+		if (!p->nfs[i].life.gone)
+			return true;
+	return false;
+}
+
 static int take(struct net *p, struct errbuf *why)
 {
+	bool moved = p->mounts_moved;
+	p->mounts_moved = false;
 	int r = read_ifaces(p, why);
 	if (r == 0)
 		r = read_protos(p, why);
-	if (r == 0)
+	/* mountstats while an NFS mount is followed, and when a mount came or
+	 * went (a new NFS mount is in mountinfo too): a host's other mounts,
+	 * which may be hundreds, are not printed a tick for nothing */
+	if (r == 0 && (moved || nfs_followed(p)))
 		r = read_mountstats(p, why);
-	if (r == 0 && mounts_changed(p))
+	if (r == 0 && moved)
 		r = read_mounts(p, why);
 	if (r == 0)
 		r = read_smb(p, why);
@@ -1048,6 +1068,8 @@ static int net_open(const struct source_config *sc, const struct target_info *t,
 	p->dev_fd = p->ms_fd = p->mi_fd = p->cifs_fd = p->fd[PF_SNMP] = p->fd[PF_NETSTAT] = -1;
 	mountstats_init(&p->ms);
 	cifs_stats_init(&p->cifs);
+	for (size_t i = 0; i < NPROTO; i++)
+		p->want[i] = proto_fields[i].c;
 	p->manifest = manifest;
 	p->row = row;
 	json_object_set_new(manifest, "warnings", p->warnings = json_array());
@@ -1094,8 +1116,21 @@ static void net_begin(void *state)
 {
 	struct net *p = state;
 	struct errbuf ignored;
+	p->mounts_moved |= mounts_changed(p);
 	if (take(p, &ignored) == 0)
 		advance(p);
+}
+
+/* mountinfo, for a mount come or gone while the sampler waits */
+static int net_watch(void *state, short *events)
+{
+	*events = POLLPRI;
+	return ((struct net *)state)->mi_fd;
+}
+
+static void net_watched(void *state)
+{
+	((struct net *)state)->mounts_moved = true;
 }
 
 static int net_sample(void *state, struct errbuf *why)
@@ -1119,5 +1154,7 @@ const struct collector_ops net_ops = {
 	.open = net_open,
 	.begin = net_begin,
 	.sample = net_sample,
+	.watch = net_watch,
+	.watched = net_watched,
 	.close = net_close,
 };

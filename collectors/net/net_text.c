@@ -55,60 +55,69 @@ int net_dev_parse_line(const char *line, struct net_dev_line *out)
 	return 0;
 }
 
-static bool is_group(const char *line, const char *group, size_t glen)
+/* The length of line's group ("Tcp" of "Tcp: ..."), or 0. */
+static size_t group_len(const char *line, const char *end)
 {
-	return !strncmp(line, group, glen) && line[glen] == ':';
+	const char *colon = memchr(line, ':', (size_t)(end - line));
+	return colon ? (size_t)(colon - line) : 0;
 }
 
-/* The place of word NAME among the words of [p, end), or -1. */
-static int word_index(const char *p, const char *end, const char *name, size_t nlen)
+/* Past the word at p (spaces first) to the space after it, within end. */
+static const char *past_word(const char *p, const char *end)
 {
-	for (int at = 0;; at++) {
-		while (p < end && *p == ' ')
-			p++;
-		if (p >= end)
-			return -1;
-		const char *w = p;
-		while (p < end && *p != ' ')
-			p++;
-		if ((size_t)(p - w) == nlen && !memcmp(w, name, nlen))
-			return at;
+	while (p < end && *p == ' ')
+		p++;
+	while (p < end && *p != ' ')
+		p++;
+	return p;
+}
+
+void net_snmp_values(const char *text, const struct net_snmp_counter *want, size_t n, uint64_t *out,
+		     bool *known)
+{
+	for (size_t i = 0; i < n; i++)
+		known[i] = false;
+	n = n > 64 ? 64 : n; /* those past the 64th: not read */
+	uint64_t todo = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1; /* not decided yet */
+	size_t glen[64], nlen[64]; /* compared first: a word of another length is passed over at once */
+	for (size_t i = 0; i < n; i++) {
+		glen[i] = strlen(want[i].group);
+		nlen[i] = strlen(want[i].name);
 	}
-}
-
-/* The number at place at among those of [p, end). */
-static bool nth_number(const char *p, const char *end, int at, uint64_t *out)
-{
-	for (int i = 0; i < at; i++) { /* the words before it, passed over */
-		while (p < end && *p == ' ')
-			p++;
-		const char *w = p;
-		while (p < end && *p != ' ')
-			p++;
-		if (p == w)
-			return false;
-	}
-	const char *stop = p;
-	return next_u64(&stop, out) && stop <= end;
-}
-
-bool net_snmp_value(const char *text, const char *group, const char *name, uint64_t *out)
-{
-	size_t glen = strlen(group), nlen = strlen(name);
-	for (const char *line = text; *line;) {
+	for (const char *line = text; *line && todo;) {
 		const char *end = strchrnul(line, '\n');
 		const char *after = *end ? end + 1 : end;
-		if (is_group(line, group, glen) && is_group(after, group, glen)) {
-			/* a header and its values: a name's place in one is its
-			 * value's in the other */
-			const char *vend = strchrnul(after, '\n');
-			int at = word_index(line + glen + 1, end, name, nlen);
-			if (at >= 0)
-				return nth_number(after + glen + 1, vend, at, out);
-			line = *vend ? vend + 1 : vend;
+		size_t g = group_len(line, end);
+		if (!g || strncmp(after, line, g + 1)) {
+			line = after;
 			continue;
 		}
-		line = after;
+		/* a header and its values: a name's place in one is its
+		 * value's in the other */
+		const char *vend = strchrnul(after, '\n');
+		uint64_t here = 0; /* of this group, still to find */
+		for (size_t i = 0; i < n; i++)
+			if ((todo >> i & 1) && glen[i] == g && !memcmp(line, want[i].group, g))
+				here |= UINT64_C(1) << i;
+		const char *w = line + g + 1, *v = after + g + 1;
+		while (here) {
+			while (w < end && *w == ' ')
+				w++;
+			if (w >= end)
+				break;
+			const char *wend = past_word(w, end);
+			size_t wl = (size_t)(wend - w);
+			for (size_t i = 0; i < n; i++) {
+				if (!(here >> i & 1) || nlen[i] != wl || memcmp(w, want[i].name, wl))
+					continue;
+				const char *num = v;
+				known[i] = next_u64(&num, &out[i]) && num <= vend;
+				here &= ~(UINT64_C(1) << i);
+				todo &= ~(UINT64_C(1) << i);
+			}
+			w = wend;
+			v = past_word(v, vend);
+		}
+		line = *vend ? vend + 1 : vend;
 	}
-	return false;
 }

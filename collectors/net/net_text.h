@@ -14,6 +14,7 @@
 #define IOPSAMPLE_NET_TEXT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum net_dev_field {
@@ -50,9 +51,18 @@ int net_dev_line_name(const char *line, char name[NET_IFNAME_MAX]);
  * is not NAME: and 16 numbers. */
 int net_dev_parse_line(const char *line, struct net_dev_line *out);
 
-/* The value of GROUP's counter NAME ("Tcp", "RetransSegs") in the text of
- * /proc/net/snmp or /proc/net/netstat: true and *out, or false when the
- * kernel prints no such counter. */
-bool net_snmp_value(const char *text, const char *group, const char *name, uint64_t *out);
+/* A counter of /proc/net/snmp or /proc/net/netstat: its group and its
+ * name ("Tcp", "RetransSegs"). */
+struct net_snmp_counter {
+	const char *group, *name;
+};
+
+/* The values of the n counters want names, in one pass over the text of
+ * /proc/net/snmp or /proc/net/netstat: known[i] and out[i] for each the
+ * kernel prints, known[i] false for one it does not (or whose value is
+ * not a count: Tcp's MaxConn is -1). Counters past the 64th are not
+ * read (known false). */
+void net_snmp_values(const char *text, const struct net_snmp_counter *want, size_t n, uint64_t *out,
+		     bool *known);
 
 #endif

@@ -50,6 +50,14 @@ static const char snmp[] =
 	"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors\n"
 	"UdpLite: 0 0 99 0 98 0 0 0 0\n";
 
+/* One counter, alone. */
+static bool net_snmp_value(const char *text, const char *group, const char *name, uint64_t *out)
+{
+	bool known;
+	net_snmp_values(text, &(struct net_snmp_counter){group, name}, 1, out, &known);
+	return known;
+}
+
 TEST(a_counter_is_found_by_its_group_and_name)
 {
 	uint64_t v = 0;
@@ -70,4 +78,37 @@ TEST(a_counter_is_found_by_its_group_and_name)
 	EXPECT(!net_snmp_value("Tcp: A B\n", "Tcp", "A", &v));
 	EXPECT(net_snmp_value("TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9", "TcpExt",
 			      "ListenDrops", &v) && v == 9);
+}
+
+TEST(many_counters_of_several_groups_are_read_in_one_pass_as_one_by_one)
+{
+	static const struct net_snmp_counter want[] = {
+		{"Udp", "RcvbufErrors"}, {"Tcp", "OutRsts"},      {"Tcp", "MaxConn"},
+		{"UdpLite", "InErrors"}, {"Tcp", "RetransSegs"},  {"TcpExt", "ListenDrops"},
+		{"Tcp", "InCsumErrors"}, {"Ip", "NoSuchCounter"}, {"Ip", "Forwarding"},
+	};
+	enum { N = sizeof(want) / sizeof(want[0]) };
+	uint64_t got[N], one;
+	bool known[N];
+	memset(got, 0xff, sizeof(got));
+	net_snmp_values(snmp, want, N, got, known);
+	for (size_t i = 0; i < N; i++) {
+		bool alone = net_snmp_value(snmp, want[i].group, want[i].name, &one);
+		EXPECT(known[i] == alone);
+		EXPECT(!alone || got[i] == one);
+	}
+	EXPECT(known[0] && got[0] == 4 && known[1] && got[1] == 973 && !known[2] && known[3] && got[3] == 99);
+	EXPECT(known[4] && got[4] == 28 && !known[5] && known[6] && got[6] == 0 && !known[7]);
+	EXPECT(known[8] && got[8] == 1);
+
+	/* a group printed twice (a kernel's extension): a counter the first
+	 * pair lacks is looked for in the next */
+	static const char twice[] = "TcpExt: A B\nTcpExt: 1 2\nTcpExt: C\nTcpExt: 3\n";
+	static const struct net_snmp_counter abc[] = {{"TcpExt", "C"}, {"TcpExt", "B"}};
+	uint64_t v[2];
+	bool k[2];
+	net_snmp_values(twice, abc, 2, v, k);
+	EXPECT(k[0] && v[0] == 3 && k[1] && v[1] == 2);
+	/* none asked for */
+	net_snmp_values(snmp, want, 0, v, k);
 }
