@@ -146,9 +146,9 @@ static bool proves_gone(ssize_t n, enum procfs_file which)
 
 /* Reads one file of pid: the length, or -errno (-ESRCH, -ENOENT: gone). */
 static ssize_t kept_read(struct procfs_files *f, pid_t pid, enum procfs_file which, char *buf,
-			 size_t cap)
+			 size_t cap, struct procfs_kept **slot)
 {
-	struct procfs_kept *k = slot_of(f, pid);
+	struct procfs_kept *k = *slot = slot_of(f, pid);
 	if (!k)
 		return -ENOMEM;
 	k->used = true;
@@ -172,22 +172,35 @@ static ssize_t kept_read(struct procfs_files *f, pid_t pid, enum procfs_file whi
 	return proves_gone(n, which) ? -ESRCH : n;
 }
 
-int procfs_files_io(struct procfs_files *f, pid_t pid, struct proc_io_counters *c)
+/* The stat kept in k, of a watched process not seen exited: true and *st. */
+static bool known(const struct procfs_kept *k, struct proc_stat *st)
+{
+	if (!k || k->pidfd < 0 || k->exited || !k->have_stat)
+		return false;
+	*st = k->stat;
+	return true;
+}
+
+int procfs_files_io(struct procfs_files *f, pid_t pid, struct proc_io_counters *c, struct proc_stat *st,
+		    bool *st_known)
 {
 	char buf[512];
-	ssize_t n = kept_read(f, pid, PROCFS_IO, buf, sizeof(buf));
+	struct procfs_kept *k;
+	ssize_t n = kept_read(f, pid, PROCFS_IO, buf, sizeof(buf), &k);
+	if (st_known) /* the slot the read found: no second look-up */
+		*st_known = n >= 0 && known(k, st);
 	return n < 0 ? (int)n : procfs_parse_io(buf, c);
 }
 
 int procfs_files_stat(struct procfs_files *f, pid_t pid, struct proc_stat *st)
 {
 	char buf[1024];
-	ssize_t n = kept_read(f, pid, PROCFS_STAT, buf, sizeof(buf));
+	struct procfs_kept *k;
+	ssize_t n = kept_read(f, pid, PROCFS_STAT, buf, sizeof(buf), &k);
 	if (n < 0)
 		return (int)n;
 	if (procfs_parse_stat(buf, st) < 0)
 		return -ESRCH;
-	struct procfs_kept *k = &f->slot[*pidmap_get(&f->index, pid)];
 	k->stat = *st;
 	k->have_stat = true;
 	return 0;
@@ -225,7 +238,7 @@ int procfs_files_watch(struct procfs_files *f, pid_t pid)
 int procfs_files_poll(struct procfs_files *f)
 {
 	struct epoll_event ev[64];
-	int n;
+	int n, exited = 0;
 	do {
 		if (f->epfd < 0)
 			return 0;
@@ -242,26 +255,24 @@ int procfs_files_poll(struct procfs_files *f)
 			close(k->pidfd);
 			k->pidfd = -1;
 			f->nfds--;
+			exited++;
 		}
 	} while (n == 64);
-	return 0;
+	return exited;
 }
 
 bool procfs_files_known_stat(const struct procfs_files *f, pid_t pid, struct proc_stat *st)
 {
 	int64_t *at = pidmap_get(&f->index, pid);
-	const struct procfs_kept *k = at ? &f->slot[*at] : NULL;
-	if (!k || k->pidfd < 0 || k->exited || !k->have_stat)
-		return false;
-	*st = k->stat;
-	return true;
+	return known(at ? &f->slot[*at] : NULL, st);
 }
 
 int procfs_files_children(struct procfs_files *f, pid_t pid, long nthreads, struct pid_list *out)
 {
 	if (nthreads != 1)
 		return procfs_children(pid, nthreads, out); /* a list per thread */
-	ssize_t n = kept_read(f, pid, PROCFS_CHILDREN, NULL, 0);
+	struct procfs_kept *k;
+	ssize_t n = kept_read(f, pid, PROCFS_CHILDREN, NULL, 0, &k);
 	if (n == -ENOENT || n == -ESRCH)
 		return 0; /* gone, and its children's links to it */
 	return n < 0 ? (int)n : pid_list_parse(f->buf, out);

@@ -59,8 +59,11 @@ struct procfs_files {
 void procfs_files_init(struct procfs_files *f);
 void procfs_files_free(struct procfs_files *f);
 
-/* As procfs_read_io, procfs_read_stat and procfs_children. */
-int procfs_files_io(struct procfs_files *f, pid_t pid, struct proc_io_counters *c);
+/* As procfs_read_io, procfs_read_stat and procfs_children. procfs_files_io
+ * also answers, where st_known is not NULL, what procfs_files_known_stat
+ * would (*st_known, and *st), from the same look-up. */
+int procfs_files_io(struct procfs_files *f, pid_t pid, struct proc_io_counters *c, struct proc_stat *st,
+		    bool *st_known);
 int procfs_files_stat(struct procfs_files *f, pid_t pid, struct proc_stat *st);
 int procfs_files_children(struct procfs_files *f, pid_t pid, long nthreads, struct pid_list *out);
 
@@ -68,7 +71,8 @@ int procfs_files_children(struct procfs_files *f, pid_t pid, long nthreads, stru
  * pidfds on this kernel, out of descriptors, the process gone). Read its
  * stat after this, to know the pidfd is of the process the files are. */
 int procfs_files_watch(struct procfs_files *f, pid_t pid);
-/* Takes note of every watched process that has exited by now. 0 or -errno. */
+/* Takes note of every watched process that has exited by now: how many
+ * were noted (0: every stat known before is known still), or -errno. */
 int procfs_files_poll(struct procfs_files *f);
 /* The stat last read of a watched process that had not exited at the last
  * poll: true and *st; false when it must be read again. */

@@ -107,9 +107,9 @@ static int visit(struct proc_io *p, pid_t pid, bool walk)
 	int r = pidmap_add(&p->seen, pid, 0);
 	if (r <= 0)
 		return r;
-	if (procfs_files_io(&p->files, pid, &io) < 0)
+	bool known = false;
+	if (procfs_files_io(&p->files, pid, &io, &st, !walk && p->watch ? &known : NULL) < 0)
 		return 0;
-	bool known = !walk && p->watch && procfs_files_known_stat(&p->files, pid, &st);
 	if (!known) {
 		if (!walk && p->watch && procfs_files_watch(&p->files, pid) == -ENOSYS)
 			p->watch = false; /* a kernel before 5.3: read every stat */
@@ -130,8 +130,10 @@ static int visit(struct proc_io *p, pid_t pid, bool walk)
 static int confirm(struct proc_io *p)
 {
 	int r = procfs_files_poll(&p->files);
-	if (r < 0 || !p->unconfirmed.n)
-		return r;
+	if (r <= 0 || !p->unconfirmed.n) { /* none exited since: each known stat stands */
+		p->unconfirmed.n = 0;
+		return r < 0 ? r : 0;
+	}
 	size_t k = 0, next = 0;
 	for (size_t i = 0; i < p->nobs; i++) {
 		struct pio_obs *o = &p->obs[i];

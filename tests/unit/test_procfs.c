@@ -192,8 +192,8 @@ TEST(kept_files_follow_their_process)
 		EXPECT_EQ(procfs_read_stat(kid, &fresh), 0);
 		EXPECT_EQ(st.starttime, fresh.starttime);
 		EXPECT_EQ(st.ppid, getpid());
-		EXPECT_EQ(procfs_files_io(&f, kid, &io), 0);
-		EXPECT_EQ(procfs_files_io(&f, getpid(), &io), 0);
+		EXPECT_EQ(procfs_files_io(&f, kid, &io, NULL, NULL), 0);
+		EXPECT_EQ(procfs_files_io(&f, getpid(), &io, NULL, NULL), 0);
 		kids.n = 0;
 		EXPECT_EQ(procfs_files_children(&f, getpid(), 1, &kids), 0);
 		EXPECT_EQ(kids.n, 1u);
@@ -217,6 +217,52 @@ TEST(kept_files_follow_their_process)
 	EXPECT_EQ(open_fds(), before - 1); /* less the pipe's end closed */
 	procfs_files_free(&f);
 	pid_list_free(&kids);
+}
+
+/* A watched process's stat is known from the io read's own look-up until
+ * its pidfd says it exited; the poll says how many it noted. */
+TEST(a_watched_stat_is_known_until_its_process_exits)
+{
+	int pipefd[2];
+	EXPECT_EQ(pipe(pipefd), 0);
+	pid_t kid = fork();
+	if (kid == 0) {
+		char c;
+		close(pipefd[1]);
+		(void)!read(pipefd[0], &c, 1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	struct procfs_files f;
+	procfs_files_init(&f);
+	struct proc_stat st = {0}, kept = {0};
+	struct proc_io_counters io;
+	bool known = true;
+	EXPECT_EQ(procfs_files_io(&f, kid, &io, &st, &known), 0);
+	EXPECT(!known); /* no stat read yet */
+	EXPECT_EQ(procfs_files_stat(&f, kid, &kept), 0);
+	EXPECT_EQ(procfs_files_io(&f, kid, &io, &st, &known), 0);
+	EXPECT(!known); /* not watched */
+	if (procfs_files_watch(&f, kid) == -ENOSYS) { /* a kernel before 5.3 */
+		close(pipefd[1]);
+		waitpid(kid, NULL, 0);
+		procfs_files_free(&f);
+		return;
+	}
+	EXPECT_EQ(procfs_files_poll(&f), 0);
+	EXPECT_EQ(procfs_files_io(&f, kid, &io, &st, &known), 0);
+	EXPECT(known && st.starttime == kept.starttime && st.ppid == getpid());
+	close(pipefd[1]);
+	siginfo_t si;
+	EXPECT_EQ(waitid(P_PID, (id_t)kid, &si, WEXITED | WNOWAIT), 0); /* a zombie, not reaped */
+	EXPECT_EQ(procfs_files_poll(&f), 1);
+	EXPECT_EQ(procfs_files_poll(&f), 0); /* said once */
+	EXPECT(!procfs_files_known_stat(&f, kid, &st));
+	known = true;
+	procfs_files_io(&f, kid, &io, &st, &known); /* a zombie's io: read or not, by kernel */
+	EXPECT(!known);
+	waitpid(kid, NULL, 0);
+	procfs_files_free(&f);
 }
 
 /* A list longer than the page a seq_file hands out at a time. */
