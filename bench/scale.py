@@ -20,8 +20,8 @@ run:
              holds it too, and is shown as well);
   floor      bench/scale_floor doing the same reads on the same tree and
              files at the same time, in windows of 1.2 s: waiting on a
-             10 ms grid half an interval off the sampler's (the two never
-             read at once), reading what the source reads (its kept files, the
+             10 ms grid half an interval off the sampler's (the two
+             rarely read at once), reading what the source reads (its kept files, the
              episode cgroup's lists, the netlink queries, the counter
              group; for a bpf backend, a run of the same task iterator over
              the same tree), and writing one line as long as the source's
@@ -171,7 +171,9 @@ def sampler_files(pid, manifest, src):
     """What the sampler reads each tick of what it keeps open under /proc
     and /sys: net's /proc/PID/mountinfo it reads only when the kernel says
     a mount came or went (its wait on it is its own cost), its mountstats
-    only while it follows an NFS mount (the manifest's mounts)."""
+    only while it follows an NFS mount (the manifest's mounts, read once:
+    an NFS mount gone since stays in them, and the floor then reads what
+    the sampler no longer does; the idle tree here has none)."""
     nfs = any(m.get("fstype", "").startswith("nfs")
               for m in (manifest["sources"].get(src, {}).get("mounts") or {}).values())
     out = []
@@ -222,7 +224,7 @@ def off_grid(rows_path):
     microseconds after its tick), plus half an interval."""
     with open(rows_path, "rb") as f:
         f.seek(max(0, os.path.getsize(rows_path) - 65536))
-        last = [l for l in f.read().split(b"\n") if l.startswith(b"{")][-1]
+        last = [l for l in f.read().split(b"\n")[:-1] if l.startswith(b"{")][-1]  # whole lines only
     mono_minus_wall = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - time.time_ns()
     return json.loads(last)["t_wall_ns"] + mono_minus_wall + INTERVAL_NS // 2
 
@@ -230,7 +232,8 @@ def off_grid(rows_path):
 def side_by_side(cmd, sampler, threads, env=None, grid=None):
     """The floor's and the sampler's CPU per tick over the same window: the
     floor runs while the sampler samples, its ticks half an interval off
-    the sampler's (grid) so that the two never read at once."""
+    the sampler's (grid) so that the two rarely read at once (a tick that
+    takes over half an interval still overlaps)."""
     env = dict(env or os.environ, SCALE_FLOOR_GRID_NS=str(grid or ""))
     t0, c0 = time.monotonic(), schedstat(sampler, threads)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)

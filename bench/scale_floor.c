@@ -9,7 +9,7 @@
  * clock) over TICKS ticks, the first one not counted. SCALE_FLOOR_GRID_NS,
  * when set, is a CLOCK_MONOTONIC time in ns its ticks fall on, modulo the
  * interval: bench/scale.py puts them half an interval off the sampler's,
- * so that the two never read at once (at the same instant, they share or
+ * so that the two rarely read at once (only a tick longer than that) (at the same instant, they share or
  * fight for what the reads touch, and a floor whose phase fell anywhere
  * made each episode's ratio differ by a fifth from the next's).
  *

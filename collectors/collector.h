@@ -44,13 +44,16 @@
  *   sample     at every tick of origin + k * interval and once more at the
  *              end: set the fields to the change since the previous sample;
  *   watch      optional, with watched: a descriptor the sampler waits on
- *              beside its timer, registered once, and the poll(2) events
- *              to wait for; watched() is called when they come, before the
- *              tick that comes with them, and before the last sample for
- *              what came since the last wait. A source that reads a file
- *              again only when the kernel says it changed (net: mountinfo's
- *              POLLPRI, a mount come or gone) learns it without a system
- *              call a tick;
+ *              beside its timer, registered once when sampling starts, and
+ *              the poll(2) events to wait for; watched() is called when
+ *              they come, before the tick that comes with them, before
+ *              each drain row and the last sample for what came since the
+ *              last wait, and once right after the registration, which
+ *              polls the descriptor and may take a change made since the
+ *              source last looked (mountinfo's poll takes the kernel's
+ *              event). A source that reads a file again only when the
+ *              kernel says it changed (net: mountinfo's POLLPRI, a mount
+ *              come or gone) learns it without a system call a tick;
  *   finish     once, before that last sample: let go of the target (a
  *              tracer detaches) so the last row holds everything;
  *   in_flight  optional, after finish: whether I/O the tree started is

@@ -41,6 +41,7 @@ struct sampler {
 	int64_t test_slow_seq; /* IOPSAMPLE_TEST_SLOW_ROW: the row whose reading sleeps, or -1 */
 	int watch_fd;          /* the source's ops->watch, or -1 */
 	short watch_events;
+	int64_t test_late_watch_ns; /* IOPSAMPLE_TEST_LATE_WATCH_MS: the watch registered that late */
 };
 
 static json_t *envelope(struct sampler *s, const struct config *cfg)
@@ -252,9 +253,20 @@ static void __attribute__((noreturn)) run(struct sampler *s)
 				      {.events = EPOLLIN, .data.fd = s->sock},
 				      {.events = (uint32_t)s->watch_events, .data.fd = s->watch_fd}};
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &want[0]) < 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, s->sock, &want[1]) < 0 ||
-	    (s->watch_fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, s->watch_fd, &want[2]) < 0))
+	    epoll_ctl(ep, EPOLL_CTL_ADD, s->sock, &want[1]) < 0)
 		fail(s, errno, "epoll");
+	if (s->watch_fd >= 0) {
+		if (s->test_late_watch_ns > 0) /* a test's: the change below comes first */
+			nanosleep(&(struct timespec){s->test_late_watch_ns / NS_PER_S, s->test_late_watch_ns % NS_PER_S},
+				  NULL);
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, s->watch_fd, &want[2]) < 0)
+			fail(s, errno, "epoll");
+		/* Registering polls the descriptor once, and where a poll has
+		 * a side effect (mountinfo's takes the kernel's event) a change
+		 * made since the source last looked is taken there and never
+		 * reported: the source is told there may have been one. */
+		s->sc->ops->watched(s->state);
+	}
 
 	for (;;) {
 		struct epoll_event got[3];
@@ -347,6 +359,11 @@ void sampler_main(struct sampler_args *a)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+
+	/* a test setting: the source's watch registered this many ms after
+	 * the start (a change before it is still seen) */
+	const char *late = getenv("IOPSAMPLE_TEST_LATE_WATCH_MS");
+	s.test_late_watch_ns = late ? strtoll(late, NULL, 10) * (NS_PER_S / 1000) : 0;
 
 	/* a test setting: "SOURCE:SEQ", that row's reading made to take
 	 * WIDE_ROW_INTERVALS + 1 intervals, so the row after it is wide */

@@ -244,7 +244,7 @@ int procfs_files_poll(struct procfs_files *f)
 			return 0;
 		n = epoll_wait(f->epfd, ev, 64, 0);
 		if (n < 0)
-			return errno == EINTR ? 0 : -errno;
+			return errno == EINTR ? exited : -errno;
 		for (int i = 0; i < n; i++) {
 			int64_t *at = pidmap_get(&f->index, (pid_t)ev[i].data.u64);
 			if (!at)

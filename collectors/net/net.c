@@ -877,7 +877,7 @@ static bool nfs_followed(const struct net *p)
 static int take(struct net *p, struct errbuf *why)
 {
 	bool moved = p->mounts_moved;
-	p->mounts_moved = false;
+	p->mounts_moved = false; /* a change from here on is the next tick's */
 	int r = read_ifaces(p, why);
 	if (r == 0)
 		r = read_protos(p, why);
@@ -890,8 +890,10 @@ static int take(struct net *p, struct errbuf *why)
 		r = read_mounts(p, why);
 	if (r == 0)
 		r = read_smb(p, why);
-	if (r < 0)
+	if (r < 0) {
+		p->mounts_moved |= moved; /* not forgotten: begin's failure is not the episode's */
 		return r;
+	}
 	for (size_t i = 0; i < p->nif; i++)
 		if (!p->ifs[i].seen && !p->ifs[i].gone) {
 			p->ifs[i].gone = true;

@@ -344,8 +344,11 @@ static int scan(struct proc_io *p)
 	}
 	/* Tracked processes not reached: re-parented while the walk ran, or
 	 * adopted outside the tree (attached); zombies and processes that left
-	 * the cgroup (members). Read directly, and what they started below. */
-	for (size_t i = 0; i < p->tree.n; i++) {
+	 * the cgroup (members). Read directly, and what they started below.
+	 * None when what was read is the last commit's processes, in order:
+	 * each tracked one was reached (a steady tree, the most ticks). */
+	size_t tracked = pio_tick_steady(&p->tree, p->obs, p->nobs) ? 0 : p->tree.n;
+	for (size_t i = 0; i < tracked; i++) {
 		if (p->tree.t[i].gone)
 			continue;
 		size_t from = p->queue.n;

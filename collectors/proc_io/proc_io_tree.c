@@ -158,7 +158,7 @@ static int track(struct pio_tree *t, const struct pio_obs *o, bool member)
 /* Whether obs are the processes the last commit tracked, in the order it
  * observed them, none being reaped (X): nothing vanished, nothing new,
  * nothing to sort (the general path's result, found in one pass). */
-static bool steady(const struct pio_tree *t, const struct pio_obs *obs, size_t n)
+bool pio_tick_steady(const struct pio_tree *t, const struct pio_obs *obs, size_t n)
 {
 	if (n == 0 || n != t->at_n || n != t->n)
 		return false;
@@ -185,7 +185,7 @@ void pio_tick_begin(struct pio_tree *t)
 
 int pio_tick_pass(struct pio_tree *t, const struct pio_obs *obs, size_t n)
 {
-	if (steady(t, obs, n))
+	if (pio_tick_steady(t, obs, n))
 		return 1;
 	bool settled = true;
 	int r = index_obs(t, obs, n);
@@ -221,7 +221,7 @@ int pio_tick_commit(struct pio_tree *t, const struct pio_obs *obs, size_t n,
 {
 	uint64_t total[IO_NFIELDS];
 	unsigned live = 0;
-	if (steady(t, obs, n)) {
+	if (pio_tick_steady(t, obs, n)) {
 		memcpy(total, t->departed, sizeof(total));
 		for (size_t i = 0; i < n; i++) {
 			const struct pio_obs *o = &obs[i];

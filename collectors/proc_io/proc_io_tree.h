@@ -76,6 +76,11 @@ void pio_tick_begin(struct pio_tree *t);
  * -ENOMEM when memory runs out. obs as the last commit's (the same
  * processes, in the same order, none being reaped) is settled at once. */
 int pio_tick_pass(struct pio_tree *t, const struct pio_obs *obs, size_t n);
+/* Whether obs are the last commit's processes, in its order, none being
+ * reaped: the check pio_tick_pass settles a steady tick at once with. A
+ * scanner that finds it true of what it read so far has read every
+ * tracked process. */
+bool pio_tick_steady(const struct pio_tree *t, const struct pio_obs *obs, size_t n);
 /* Takes obs (the tick's last pass) as the new state. delta gets the change of
  * the tree's total since the last commit; nprocs the live (not zombie)
  * processes, the keeper not included. */

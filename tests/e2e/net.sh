@@ -226,6 +226,36 @@ print("%s: in rows %d-%d of %d (from %.2f s, its daemon ready at %.2f s), waitin
 PY
 }
 
+# a FUSE mount the tree makes before the sampler first waits (a test
+# setting holds that wait back 1.5 s): registering mountinfo in the
+# sampler's wait polls it, which takes the kernel's event, so the sampler
+# counts its registration as a change; the mount is in by_mount from the
+# first row after it, not lost until the next mount comes or goes
+made_before_the_wait() {
+	[ -n "$FUSE_SETUP" ] || { echo "$(tail -n 2 "$WORK/fuse.setup")"; return 1; }
+	local mnt=$WORK/beforewait
+	mkdir -p "$mnt"
+	IOPSAMPLE_TEST_LATE_WATCH_MS=1500 episode late "" sh -c "$PY $LIB/slowfuse.py $mnt 1 1 >$WORK/late.fuse 2>&1 &
+		until grep -q ready $WORK/late.fuse; do sleep 0.01; done; date +%s%N >$WORK/late.ready
+		sleep 2.5; umount $mnt; wait; sleep 0.3" || return 1
+	"$PY" - "$WORK/episodes/late" "$mnt" "$(cat "$WORK/late.ready")" <<'PY'
+import sys
+from epi import Episode, expect
+ep = Episode(sys.argv[1])
+mnt, ready = sys.argv[2], (int(sys.argv[3]) - ep.manifest["t_wall_start_ns"]) / 1e9
+rows = ep.rows["net"]
+wide = ep.manifest["sources"]["net"].get("wide_rows", {}).get("rows", [])
+first = rows[0]["t_mono_ns"] / 1e9
+# the test proves something only where the mount came before the wait did
+expect(ready < first - 0.2, "the mount at %.2f s, the sampler's first row after its wait at %.2f s" % (ready, first))
+has = [r["seq"] for r in rows if mnt in r["by_mount"]]
+expect(has and has[0] <= rows[1]["seq"], "%s in rows %s of %d (mounted at %.2f s, the first row at %.2f s)" % (
+    mnt, has, len(rows), ready, first))
+print("%s mounted at %.2f s, the wait from %.2f s (its row %s): in rows %d-%d of %d" % (
+    mnt, ready, first, [w["why"] for w in wide][:1], has[0], has[-1], len(rows)))
+PY
+}
+
 # a veth pair made for the test, up, then removed while the episode runs:
 # taken by the default (up, not lo), its keys null from the row after it
 # went, a warning saying when
@@ -270,5 +300,6 @@ FUSE_SETUP=
 fuse_setup >"$WORK/fuse.setup" 2>&1 && FUSE_SETUP=1
 check net_fuse_mount_s_requests_waiting fuse_waiting
 check net_follows_a_mount_the_tree_makes_and_unmounts made_mid_episode
+check net_finds_a_mount_made_before_its_sampler_first_waits made_before_the_wait
 check net_refuses_an_interface_not_there no_such_interface
 check net_an_interface_removed_leaves_with_a_warning gone_interface

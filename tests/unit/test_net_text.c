@@ -112,3 +112,30 @@ TEST(many_counters_of_several_groups_are_read_in_one_pass_as_one_by_one)
 	/* none asked for */
 	net_snmp_values(snmp, want, 0, v, k);
 }
+
+/* What the kernel could print that is not a count: each unknown, the
+ * counters beside it read. */
+TEST(a_counter_without_a_count_is_unknown)
+{
+	uint64_t v = 0;
+	EXPECT(!net_snmp_value("Tcp: A\nTcp:\n", "Tcp", "A", &v));   /* a value line without values */
+	EXPECT(!net_snmp_value("Tcp: A B C\nTcp: 1 2\n", "Tcp", "C", &v)); /* shorter than its header */
+	EXPECT(net_snmp_value("Tcp: A B C\nTcp: 1 2\n", "Tcp", "B", &v) && v == 2);
+	EXPECT(!net_snmp_value("Tcp: A\nTcp: 18446744073709551616\n", "Tcp", "A", &v)); /* past 64 bits */
+	EXPECT(net_snmp_value("Tcp: A\nTcp: 18446744073709551615\n", "Tcp", "A", &v) && v == UINT64_MAX);
+	/* a group not asked for between two that are */
+	static const char mixed[] = "Ip: X Y\nIp: 5 6\nTcp: A\nTcp: 7\nIcmp: Z\nIcmp: 8\nUdp: B\nUdp: 9\n";
+	static const struct net_snmp_counter two[] = {{"Udp", "B"}, {"Tcp", "A"}};
+	uint64_t got[2];
+	bool known[2];
+	net_snmp_values(mixed, two, 2, got, known);
+	EXPECT(known[0] && got[0] == 9 && known[1] && got[1] == 7);
+	/* past the 64th counter: not read, and said so */
+	struct net_snmp_counter many[66];
+	uint64_t out[66];
+	bool k[66];
+	for (size_t i = 0; i < 66; i++)
+		many[i] = (struct net_snmp_counter){"Tcp", "A"};
+	net_snmp_values(mixed, many, 66, out, k);
+	EXPECT(k[0] && out[0] == 7 && k[63] && out[63] == 7 && !k[64] && !k[65]);
+}
