@@ -82,6 +82,7 @@ episode: {name: u, output_dir: $WORK/episodes}
 target: {command: [$BLKWORK, direct, $LOOP, "0", "2", "10"]}
 sources:
   block_io: {interval: 20ms, devices: [$DEV]}
+  diskstats: {interval: 20ms, devices: [$DEV]}
 EOY
 	cat >"$WORK/uf.yaml" <<EOY
 episode: {name: uf, output_dir: $WORK/episodes}
@@ -122,7 +123,12 @@ expect(all(sum(r[d + "_latency_hist"]) == 0 for r in rows for d in ("read", "wri
 expect(inferred["rows"][0] < rows[-1]["seq"], "no end inferred before the final row: %s" % inferred)
 expect(rows[-1]["seq"] in inferred["rows"] and m["drain"]["waited_ns"] >= 50 * 10**6, "the final row inferred nothing: %s, drain %s" % (inferred, m["drain"]))
 expect(any(w.startswith("block_io: %d of the tree's bios ended where no program saw" % inferred["bios"]) for w in ep.manifest["warnings"]), "no warning: %s" % ep.manifest["warnings"])
-print("%d ends inferred in rows %s, the last after %d ms of an idle device" % (inferred["bios"], inferred["rows"], m["drain"]["waited_ns"] // 10**6))
+# all_* missed each request whose end no program saw; with the tree's
+# bytes the rows hold beside it, they are what diskstats counted
+import causes
+causes.diskstats_placed(ep, ("read", "write"))
+print("%d ends inferred in rows %s, the last after %d ms of an idle device; diskstats' bytes all_* and those ends'" % (
+    inferred["bios"], inferred["rows"], m["drain"]["waited_ns"] // 10**6))
 PY
 }
 

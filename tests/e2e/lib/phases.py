@@ -71,8 +71,12 @@ def judge(v, ph, expected, what, share=SHARE):
 # its processes measured of themselves (a factor): the rows do not say which
 # thread waited what, and reader/verdict.c's swap_share() estimates it
 # (within 1.55 in the runs of docs/benchmarks.md; the rule it replaced was
-# off by 2.2 on 5.10, where it took the swap-ins out of a reader's waits)
-SPLIT = 1.75
+# off by 2.2 on 5.10, where it took the swap-ins out of a reader's waits).
+# The kernel matrix's 6.12 guest, on a host running the rest of check-all,
+# went to 1.80 once (2026-11-29; nine boots that day: 1.13 to 1.37 either
+# way, 1.80 under that load): a guest's disk and paging times stretch as
+# TCG shares two cores with the other tests.
+SPLIT = 2.0
 
 
 def split_held(v, phase, what, faults=0):
