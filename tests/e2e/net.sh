@@ -21,6 +21,10 @@ MNT=$WORK/mnt FUSE_PID= RAW_PID= FUSECTL=
 net_cleanup() {
 	[ -n "$RAW_PID" ] && kill -9 "$RAW_PID" 2>/dev/null # it may block in a send
 	umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+	local m # the trees' own, where a test failed before they unmounted them
+	for m in "$WORK/mid" "$WORK/early" "$WORK/beforewait"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null # a dead daemon's too
+	done
 	[ -n "$FUSE_PID" ] && kill "$FUSE_PID" 2>/dev/null
 	[ -n "$FUSECTL" ] && umount /sys/fs/fuse/connections 2>/dev/null
 	cleanup

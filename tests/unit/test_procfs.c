@@ -167,9 +167,8 @@ static int open_fds(void)
 	return n;
 }
 
-/* Kept files read what a fresh open reads, say a reaped process is gone
- * (closing its files), and the sweep closes those not read. */
-TEST(kept_files_follow_their_process)
+/* A child that exits when *release is closed. */
+static pid_t waiting_child(int *release)
 {
 	int pipefd[2];
 	EXPECT_EQ(pipe(pipefd), 0);
@@ -181,6 +180,16 @@ TEST(kept_files_follow_their_process)
 		_exit(0);
 	}
 	close(pipefd[0]);
+	*release = pipefd[1];
+	return kid;
+}
+
+/* Kept files read what a fresh open reads, say a reaped process is gone
+ * (closing its files), and the sweep closes those not read. */
+TEST(kept_files_follow_their_process)
+{
+	int release;
+	pid_t kid = waiting_child(&release);
 	int before = open_fds();
 	struct procfs_files f;
 	procfs_files_init(&f);
@@ -202,7 +211,7 @@ TEST(kept_files_follow_their_process)
 	EXPECT_EQ(f.nfds, 4u);
 	EXPECT_EQ(open_fds(), before + 4);
 
-	close(pipefd[1]);
+	close(release);
 	waitpid(kid, NULL, 0);
 	EXPECT(procfs_files_stat(&f, kid, &st) < 0);
 	EXPECT_EQ(f.nfds, 2u); /* the reaped process's files went */
@@ -223,16 +232,8 @@ TEST(kept_files_follow_their_process)
  * its pidfd says it exited; the poll says how many it noted. */
 TEST(a_watched_stat_is_known_until_its_process_exits)
 {
-	int pipefd[2];
-	EXPECT_EQ(pipe(pipefd), 0);
-	pid_t kid = fork();
-	if (kid == 0) {
-		char c;
-		close(pipefd[1]);
-		(void)!read(pipefd[0], &c, 1);
-		_exit(0);
-	}
-	close(pipefd[0]);
+	int release;
+	pid_t kid = waiting_child(&release);
 	struct procfs_files f;
 	procfs_files_init(&f);
 	struct proc_stat st = {0}, kept = {0};
@@ -244,7 +245,7 @@ TEST(a_watched_stat_is_known_until_its_process_exits)
 	EXPECT_EQ(procfs_files_io(&f, kid, &io, &st, &known), 0);
 	EXPECT(!known); /* not watched */
 	if (procfs_files_watch(&f, kid) == -ENOSYS) { /* a kernel before 5.3 */
-		close(pipefd[1]);
+		close(release);
 		waitpid(kid, NULL, 0);
 		procfs_files_free(&f);
 		return;
@@ -252,7 +253,7 @@ TEST(a_watched_stat_is_known_until_its_process_exits)
 	EXPECT_EQ(procfs_files_poll(&f), 0);
 	EXPECT_EQ(procfs_files_io(&f, kid, &io, &st, &known), 0);
 	EXPECT(known && st.starttime == kept.starttime && st.ppid == getpid());
-	close(pipefd[1]);
+	close(release);
 	siginfo_t si;
 	EXPECT_EQ(waitid(P_PID, (id_t)kid, &si, WEXITED | WNOWAIT), 0); /* a zombie, not reaped */
 	EXPECT_EQ(procfs_files_poll(&f), 1);
