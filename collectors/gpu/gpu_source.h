@@ -25,8 +25,9 @@
 
 #define GPU_MAX_DEVICES 16
 /* Energy readings cost milliseconds of CPU (3.3 ms on an H100 here): they
- * are at least ENERGY_EVERY_NS apart, and ENERGY_COST_SHARE times as long
- * as the last one took, so that they take at most 1% of a CPU. */
+ * are at least ENERGY_EVERY_NS apart (one's end to the next's start), and
+ * ENERGY_COST_SHARE times as long as the last one took, so that they take
+ * at most 1% of a CPU. */
 #define ENERGY_EVERY_NS (100 * 1000000LL)
 #define ENERGY_COST_SHARE 100
 
@@ -70,7 +71,7 @@ struct gpu_dev {
 	int64_t pcie_ns; /* when the last reading was asked for: its value came after */
 	bool pcie_ok;
 	unsigned long long energy;
-	int64_t energy_ns, energy_cost_ns; /* the last reading: when, how long it took */
+	int64_t energy_ns, energy_cost_ns; /* the last reading: when it ended, how long it took */
 	bool energy_ok;
 
 	/* a reading's gauges, written by the reader, read once it is done */

@@ -37,6 +37,7 @@ gpu GPU-11111111-fake-1111-1111-111111111111 Fake_T4 3 16
 0 pcie_tx 1000 2000 4000000000 4294000000 4294967000 500 70000 9000000 9000100
 0 pcie_rx 0 100 200 300 400 500 600 700 800 900 1000
 0 energy 5000 5100 5700 6900 8200 9000 9900 12000 15000
+0 delay energy 0 0 0.9 0 0.9 0 0.9 0 0.9 0 0.9 0
 0 gpu_util 10 20 30 40 50 60 70
 0 mem_util 1 2 3 4
 0 mem_used 1073741824 2147483648
@@ -56,8 +57,9 @@ EOF
 # first two being open's and begin's baselines), modulo 2^32; the wrap lands
 # in one row as 2^32 - before + after; the totals add the GPUs up;
 # the energy rows add up to the last reading less begin's, each
-# non-zero row at least 100 ms from the previous; gauges are the values
-# logged at that tick.
+# non-zero row at least 100 ms from the previous (every other energy call
+# held 0.9 ms: the next is due 100 ms from its end, not from when it was
+# asked); gauges are the values logged at that tick.
 if gpu_episode arith 20ms; then
 	check arithmetic "$PY" - "$WORK/episodes/arith" "$FAKE_NVML_LOG" <<'PY'
 import json, sys, epi
