@@ -440,10 +440,15 @@ DEB_PATH := /usr/sbin:/usr/bin:/sbin:/bin
 .PHONY: deb-deps
 deb-deps: | $(BUILD)/.build-deps
 	@$(INSTALL_DEPS) $(DEB_TOOLS)
+# In an environment of its own, as a build daemon's: none of this make's
+# variables reaches the package's (a BUILD= given here, exported and in
+# MAKEFLAGS, had it link this checkout's objects and overwrite its binary);
+# its jobs are dpkg-buildpackage's (-J).
 deb: $(DIST) | deb-deps
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
 	cp $(DIST) $(BUILD)/deb/ && tar -xzf $(DIST) -C $(BUILD)/deb
-	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) env PATH=$(DEB_PATH) dpkg-buildpackage -us -uc -b \
+	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) env -i PATH=$(DEB_PATH) HOME="$$HOME" \
+		$${DEB_BUILD_OPTIONS:+DEB_BUILD_OPTIONS="$$DEB_BUILD_OPTIONS"} dpkg-buildpackage -us -uc -b -J$(shell nproc) \
 		>../build.log 2>&1 || \
 		{ tail -20 ../build.log; exit 1; }
 	lintian --fail-on error,warning $(BUILD)/deb/iopsample_*.deb $(BUILD)/deb/python3-iopsample_*.deb

@@ -179,10 +179,17 @@ debian_package() (
 	! dpkg -s python3-iopsample >/dev/null 2>&1 || { echo "a python3-iopsample package is installed already"; exit 1; }
 	trap 'dpkg -r python3-iopsample iopsample >/dev/null 2>&1' EXIT
 	make -s -C "$ROOT" deb-deps BUILD="$BUILD" >"$WORK/deb.log" 2>&1 || { echo "make deb-deps: $(tail -5 "$WORK/deb.log")"; exit 1; }
+	local ours
+	ours=$(sha256sum <"$BUILD/iopsample")
 	# (no interface but lo, which stays down)
 	unshare -n sh -c '[ "$(awk -F: "NR > 2 { print \$1 }" /proc/net/dev | tr -d " ")" = lo ] &&
 		exec make -s -C "$1" deb BUILD="$2"' _ "$ROOT" "$BUILD" \
 		>"$WORK/deb.log" 2>&1 || { echo "make deb with no network: $(tail -5 "$WORK/deb.log")"; exit 1; }
+	# built in the unpacked tarball, by its own make: this checkout's
+	# binary untouched (the BUILD given here once reached the package's
+	# make, which linked this build's objects and overwrote its binary)
+	[ "$(sha256sum <"$BUILD/iopsample")" = "$ours" ] || { echo "make deb rewrote $BUILD/iopsample"; exit 1; }
+	[ -x "$(echo "$BUILD"/deb/iopsample-*/build/iopsample)" ] || { echo "the package's tree built no build/iopsample"; exit 1; }
 	local deb pydeb tags arch
 	deb=$(ls "$BUILD"/deb/iopsample_*_*.deb) && pydeb=$(ls "$BUILD"/deb/python3-iopsample_*_all.deb) || exit 1
 	arch=$(dpkg-deb -f "$deb" Architecture)
