@@ -15,13 +15,24 @@ TAG=iopsample-e2e-$$-$RANDOM
 
 # The empty cgroups of an iopsample that is gone (a test killed it
 # outright), as `iopsample run` and `probe` remove them: no test leaves one.
+# An episode's is iopsample-EPISODE@PID-START-PIDNS (engine/cg_owner.h):
+# its owner's pid, in this pid namespace only (another test's iopsample,
+# alive, makes its cgroup before it moves the target in: not to be taken
+# for gone); any other name ends in a number, taken for its maker's pid.
 # (a killed iopsample's keeper may still be reaping the tree: a few tries)
 sweep_cgroups() {
-	local d pid try left
+	local d pid owner try left ns
+	ns=$(readlink /proc/self/ns/pid) && ns=${ns//[^0-9]/}
 	for try in 1 2 3 4 5 6 7 8 9 10; do
 		left=0
 		for d in $(find /sys/fs/cgroup -maxdepth 6 -type d -name 'iopsample-*' 2>/dev/null); do
-			pid=${d##*-}
+			case $d in
+			*@*)
+				owner=${d##*@}
+				[ "${owner##*-}" = "$ns" ] || continue
+				pid=${owner%%-*} ;;
+			*) pid=${d##*-} ;;
+			esac
 			# a test's own cgroups (iopsample-e2e-PID-RANDOM-hogs) are
 			# its cleanup's: another test running beside it took them
 			[[ $pid =~ ^[0-9]+$ ]] || continue
