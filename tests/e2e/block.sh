@@ -105,6 +105,10 @@ expect(ops["write_bytes"] == w and ops["flush_ops"] >= 1 and ops["discard_bytes"
        "%s, the tree wrote %d, synced and discarded 1 MiB" % (ops, w))
 expect(m["ends_inferred"]["bios"] == ops["read_ops"] + ops["write_ops"] + ops["flush_ops"] + ops["discard_ops"] and m["drain"]["left"] is None,
        "ends inferred %s of %s; drain %s" % (m["ends_inferred"], ops, m["drain"]))
+# the latency histograms short by the reads and writes among them, in
+# their rows (a flush's or a discard's has none)
+import exact
+exact.latency_accounted(ep)
 print("buffered %d bytes, fsync and a 1 MiB discard: %d reads, %d writes, %d flush, %d discards, every end inferred" % (
     w, ops["read_ops"], ops["write_ops"], ops["flush_ops"], ops["discard_ops"]))
 PY
