@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # iopsample: `make` builds build/iopsample, `make check` runs the tests (all
-# but the long tier: the kernel matrix and the 1000-episode load, which
-# `make check-all` adds, as CI runs them), `make run` runs the bundled
+# but the long tier: the kernel matrix, the 1000-episode load, block_io's
+# 100 000 dirty files and the Debian packages, which `make check-all` adds,
+# as CI runs them), `make run` runs the bundled
 # quickstart episode and prints its verdict. Both install missing Debian
 # packages first when run as root.
 #
@@ -250,8 +251,9 @@ $(NODE_TOOLS):
 check: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer darshan
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/run $(BUILD)
 
-# check and the long tier: the kernel matrix (QEMU) and the 1000-episode
-# load. .ci/run runs this.
+# check and the long tier: the kernel matrix (QEMU), the 1000-episode
+# load, block_io's 100 000 dirty files and the Debian packages (make deb).
+# .ci/run runs this.
 check-all: $(BUILD)/iopsample $(UNIT_BINS) $(WORKLOADS) $(FIXTURE_LIBS) $(BUILD)/.test-deps $(NODE_TOOLS) fuzzer darshan
 	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) IOPSAMPLE_TIER=all tests/run $(BUILD)
 

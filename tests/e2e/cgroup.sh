@@ -340,8 +340,9 @@ PY
 }
 
 # target.pid: nothing made or moved; the process's own cgroups are read
+# (the process holds none of check's output: check would wait for it)
 attached() {
-	"$IOWORK" --sleep-ms 30000 --tag "$TAG" >/dev/null &
+	"$IOWORK" --sleep-ms 30000 --tag "$TAG" >/dev/null 2>&1 &
 	local victim=$!
 	cat >"$WORK/cgt-att.yaml" <<EOY
 episode: {name: cgt-att, output_dir: $WORK/episodes, duration: 300ms}
@@ -350,6 +351,7 @@ sources: {cgroup: {interval: 50ms}}
 EOY
 	"$IOPSAMPLE" run "$WORK/cgt-att.yaml" --quiet || { echo "run: exit $?"; return 1; }
 	kill -0 $victim 2>/dev/null || { echo "the attached process did not survive"; return 1; }
+	kill $victim
 	episode_py "$WORK/episodes/cgt-att" "$victim" <<'PY'
 from epi import expect
 cg, s = ep.manifest["cgroup"], ep.manifest["sources"]["cgroup"]
