@@ -69,11 +69,15 @@ no_judge() {
 
 # check NAME COMMAND...: PASS when the command succeeds (after what it printed,
 # such as measured figures), else FAIL with the last lines it printed
-# (assertion scripts print what went wrong).
+# (assertion scripts print what went wrong). What it printed goes through a
+# file: a process it left running holds no pipe that check waits on.
 check() {
 	local name=$1 out
 	shift
-	if out=$("$@" 2>&1); then
+	"$@" >"$WORK/.check" 2>&1
+	local rc=$?
+	out=$(cat "$WORK/.check")
+	if [ $rc = 0 ]; then
 		[ -n "$out" ] && printf '%s\n' "$out"
 		pass "$name"
 	else
