@@ -449,7 +449,7 @@ deb-deps: | $(BUILD)/.build-deps
 deb: $(DIST) | deb-deps
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
 	cp $(DIST) $(BUILD)/deb/ && tar -xzf $(DIST) -C $(BUILD)/deb
-	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) env -i PATH=$(DEB_PATH) HOME="$$HOME" \
+	cd $(BUILD)/deb/iopsample-$(RELEASE) && $(NO_NETWORK) env -i PATH=$(DEB_PATH) HOME="$$HOME" LC_ALL=C.UTF-8 \
 		$${DEB_BUILD_OPTIONS:+DEB_BUILD_OPTIONS="$$DEB_BUILD_OPTIONS"} dpkg-buildpackage -us -uc -b -J$(shell nproc) \
 		>../build.log 2>&1 || \
 		{ tail -20 ../build.log; exit 1; }

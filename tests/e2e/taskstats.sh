@@ -177,7 +177,7 @@ inferred = exact.latency_accounted(ep)
 ru = ep.manifest["target"]["rusage"]
 cpu = ep.total("taskstats", "cpu_run_real_ns")
 expect(cpu <= ru["user_ns"] + ru["system_ns"] + 1000000, "cpu_run_real_ns %d above wait4's %d" % (cpu, ru["user_ns"] + ru["system_ns"]))
-print("%s (%s): read_bytes %d (block_io %d, %d ends inferred, %d ms waited for), write_bytes %d, cancelled %d as proc_io's; chars %d and %d below rchar/wchar (%d pids); cpu %.3f of wait4's"
+print("%s (%s): read_bytes %d (block_io %d, %d reads and writes with their end inferred, %d ms waited for), write_bytes %d, cancelled %d as proc_io's; chars %d and %d below rchar/wchar (%d pids); cpu %.3f of wait4's"
       % (ep.manifest["episode"], sys.argv[3], t["read_bytes"], b, inferred, drain["waited_ns"] // 10**6, t["write_bytes"], t["cancelled_write_bytes"], p["rchar"] - t["read_chars"],
          p["wchar"] - t["write_chars"], pids, cpu / (ru["user_ns"] + ru["system_ns"])))
 PY

@@ -43,9 +43,10 @@ TEST(an_energy_reading_is_due_a_full_interval_after_the_last_one_ended)
 	gpu_read_energy(&g, d, ended + ENERGY_EVERY_NS - 1, false);
 	EXPECT_EQ(calls, 1);
 
-	/* long after it: read, and what it added is the change */
+	/* long after it (100 s: ENERGY_COST_SHARE times the cost, were it
+	 * slowed to a second): read, and what it added is the change */
 	int64_t first_end = ended;
-	gpu_read_energy(&g, d, first_end + 10 * ENERGY_EVERY_NS, false);
+	gpu_read_energy(&g, d, first_end + 1000 * ENERGY_EVERY_NS, false);
 	EXPECT_EQ(calls, 2);
 	EXPECT_EQ(d->acc_energy, 10);
 

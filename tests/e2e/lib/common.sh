@@ -26,7 +26,7 @@ sweep_cgroups() {
 	for try in 1 2 3 4 5 6 7 8 9 10; do
 		left=0
 		for d in $(find /sys/fs/cgroup -maxdepth 6 -type d -name 'iopsample-*' 2>/dev/null); do
-			case $d in
+			case ${d##*/} in
 			*@*)
 				owner=${d##*@}
 				[ "${owner##*-}" = "$ns" ] || continue
@@ -69,14 +69,17 @@ no_judge() {
 
 # check NAME COMMAND...: PASS when the command succeeds (after what it printed,
 # such as measured figures), else FAIL with the last lines it printed
-# (assertion scripts print what went wrong). What it printed goes through a
-# file: a process it left running holds no pipe that check waits on.
+# (assertion scripts print what went wrong). It runs in a subshell, as
+# before (an unset variable fails the check, not the test; a cd stays in
+# it), its output into a file of its own: a process it left running holds
+# no pipe that check waits on, and writes into no later check's output.
+CHECKS=0
 check() {
-	local name=$1 out
+	local name=$1 out f=$WORK/.check.$((CHECKS += 1))
 	shift
-	"$@" >"$WORK/.check" 2>&1
+	("$@") >"$f" 2>&1
 	local rc=$?
-	out=$(cat "$WORK/.check")
+	out=$(cat "$f")
 	if [ $rc = 0 ]; then
 		[ -n "$out" ] && printf '%s\n' "$out"
 		pass "$name"
